@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kconfig.sh <bench|debug>: write the .config of a kernel kind into its O=
+# directory (tinyconfig + fragments + olddefconfig) and check that every
+# option the fragments ask for made it. The .config is only rewritten when
+# it changes, so that an unchanged config never throws ccache's work away.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:?usage: kconfig.sh bench|debug}
+case $kind in
+bench) frags=("$TOP/configs/tpacket4.config") ;;
+debug) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/debug.config") ;;
+*) die "unknown kernel kind '$kind'" ;;
+esac
+
+obj=$BUILD/obj-$kind
+tmp=$BUILD/kconfig-$kind
+rm -rf "$tmp"; mkdir -p "$tmp" "$obj"
+make -s -C "$TREE" O="$tmp" HOSTCC="$CC_WRAP" tinyconfig >/dev/null
+KCONFIG_CONFIG=$tmp/.config "$TREE/scripts/kconfig/merge_config.sh" -m \
+	-O "$tmp" "$tmp/.config" "${frags[@]}" >"$tmp/merge.log"
+make -s -C "$TREE" O="$tmp" HOSTCC="$CC_WRAP" olddefconfig >/dev/null
+
+# merge_config drops options whose dependencies are missing: say which.
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) want=$line; sym=${line%%=*} ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want="# $sym is not set" ;;
+	*) continue ;;
+	esac
+	got=$(grep -E "^($sym=|# $sym is not set)" "$tmp/.config" || true)
+	if [ "$got" != "$want" ]; then
+		# Symbols this tree does not know yet (later patches add them) are fine.
+		if ! grep -rqs --include='Kconfig*' -E "^(menu)?config ${sym#CONFIG_}\$" "$TREE"; then
+			continue
+		fi
+		warn "$kind config: asked for '$want', got '${got:-nothing}'"
+		bad=1
+	fi
+done < <(cat "${frags[@]}")
+[ $bad = 0 ] || die "the $kind config does not have what configs/ asks for"
+
+if ! cmp -s "$tmp/.config" "$obj/.config"; then
+	cp "$tmp/.config" "$obj/.config"
+	say "$kind config: written ($(grep -c '=[ym]' "$obj/.config") options set)"
+fi
+rm -rf "$tmp"

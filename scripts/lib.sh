@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the project's scripts. Sourced, not run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+TREE=$BUILD/linux
+CACHE=${TP4_CACHE:-$HOME/.cache/tp4}
+
+# The pinned base: Debian's linux-source-6.12 binary package (see
+# ../shared/design/ENVIRONMENT.md for why this package and not the source one).
+BASE_PKG=linux-source-6.12
+BASE_VERSION=6.12.117-1~deb12u1
+BASE_SHA256=e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703
+BASE_TAG=tp4-base
+BRANCH=tp4
+
+# A fixed identity and date for the base commit and for the committer of
+# every applied patch, so that commit ids (and so the exported series) do not
+# depend on who ran `make tree` or when.
+export GIT_COMMITTER_NAME="tpacket4 series"
+export GIT_COMMITTER_EMAIL="series@tpacket4.invalid"
+
+JOBS=${JOBS:-$(( $(nproc) + 1 ))}
+export CCACHE_BASEDIR=$TOP
+export CCACHE_NOHASHDIR=1
+CC_WRAP="ccache gcc"
+command -v ccache >/dev/null 2>&1 || CC_WRAP=gcc
+
+say() { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'WARNING: %s\n' "$*" >&2; }
+die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# kmake <kind> <make args...>: make in the tree with the O= directory of a
+# config kind (bench or debug).
+kmake() {
+	local kind=$1; shift
+	make -C "$TREE" O="$BUILD/obj-$kind" CC="$CC_WRAP" HOSTCC="$CC_WRAP" \
+		-j"$JOBS" "$@"
+}
+
+SUBJECT_PREFIX="PATCH net-next"
+
+# export_series <dir>: write tp4-base..HEAD of the tree as git format-patch
+# files into <dir>, cover letter first. The cover letter's subject and text
+# are the branch description (make tree takes them from 0000); its Date is
+# the newest patch's, so that the same commits always give the same bytes.
+export_series() {
+	local dir=$1 n
+	rm -rf "$dir"; mkdir -p "$dir"
+	n=$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")
+	[ "$n" -gt 0 ] || return 0
+	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
+	GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
+	git -C "$TREE" format-patch -q -o "$dir" --zero-commit --no-signature \
+		--cover-letter --cover-from-description=subject \
+		--subject-prefix="$SUBJECT_PREFIX" "$BASE_TAG..HEAD"
+	local date
+	date=$(git -C "$TREE" log -1 --format=%aD HEAD)
+	sed -i "0,/^Date: .*/s//Date: $date/" "$dir/0000-cover-letter.patch"
+}
+
+# cover_description <0000-cover-letter.patch>: the subject and text of a
+# cover letter, as a branch description (subject, blank line, text).
+cover_description() {
+	awk '
+	/^Subject:/ { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insubj = 1; next }
+	insubj && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
+	insubj && /^$/ { insubj = 0; body = 1; print subj; print ""; next }
+	body && /^.+ \([0-9]+\):$/ { exit }
+	body { lines[++nl] = $0 }
+	END { while (nl > 0 && lines[nl] == "") nl--; for (i = 1; i <= nl; i++) print lines[i] }
+	' "$1"
+}
+
+# series_files: the numbered patches in patches/, cover letter excluded.
+series_files() {
+	ls "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null | grep -v '/0000-' || true
+}
+
+# tree_state: "clean", "dirty" (uncommitted changes to tracked files),
+# "synced" (HEAD exports to what patches/ holds) or "unexported".
+tree_state() {
+	[ -d "$TREE/.git" ] || { echo absent; return; }
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		echo dirty; return
+	fi
+	local tmp
+	tmp=$(mktemp -d)
+	export_series "$tmp"
+	if diff -qr "$tmp" "$TOP/patches" >/dev/null 2>&1 ||
+	   { [ -z "$(ls "$tmp")" ] && [ -z "$(ls "$TOP/patches" 2>/dev/null)" ]; }; then
+		echo synced
+	elif [ -d "$TREE/.git/tp4-exported" ] && diff -qr "$tmp" "$TREE/.git/tp4-exported" >/dev/null 2>&1; then
+		# The tree is as it was last synced: patches/ moved on.
+		echo behind
+	else
+		echo unexported
+	fi
+	rm -rf "$tmp"
+}
+
+# remember_sync: note what the tree exports to now (see tree_state).
+remember_sync() {
+	export_series "$TREE/.git/tp4-exported"
+}
