@@ -51,7 +51,7 @@ export_series() {
 	[ "$n" -gt 0 ] || return 0
 	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
 	GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
-	git -C "$TREE" format-patch -q -o "$dir" --zero-commit --no-signature \
+	git -C "$TREE" -c core.abbrev=12 format-patch -q -o "$dir" --zero-commit --no-signature \
 		--cover-letter --cover-from-description=subject \
 		--subject-prefix="$SUBJECT_PREFIX" "$BASE_TAG..HEAD"
 	local date
