@@ -20,6 +20,9 @@ BRANCH=tp4
 export GIT_COMMITTER_NAME="tpacket4 series"
 export GIT_COMMITTER_EMAIL="series@tpacket4.invalid"
 
+# virtme-ng, when make deps put it in its own venv.
+PATH=$CACHE/venv/bin:$PATH
+
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 export CCACHE_BASEDIR=$TOP
 export CCACHE_NOHASHDIR=1

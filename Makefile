@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# AF_PACKET V4 and PACKET_ZEROCOPY: the project's single entry point.
+# Every target is a thin wrapper over a script in scripts/; see README.md.
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: help deps base tree series kernel vm check-series test clean
+
+help:
+	@sed -n 's/^## //p' $(lastword $(MAKEFILE_LIST))
+
+## make deps          install what is missing (Debian 12, as root)
+deps:
+	@$(S)/deps.sh
+
+## make base          the pinned Linux 6.12.y tree (KERNEL_SRC=dir|tarball for your own)
+base: deps
+	@$(S)/base.sh >/dev/null
+
+## make tree          build/linux = base (tag tp4-base) + patches/ (git am)
+tree: deps
+	@$(S)/tree.sh
+
+## make series        export build/linux (tp4-base..HEAD) to patches/
+series:
+	@$(S)/series.sh
+
+## make kernel        build a kernel: KIND=debug (default) or bench
+KIND ?= debug
+kernel: tree
+	@$(S)/kconfig.sh $(KIND)
+	@. $(S)/lib.sh && kmake $(KIND)
+
+## make vm CMD="..."  boot a built kernel (KIND=...), run CMD, return its exit code
+vm: deps
+	@$(S)/vm.sh "$(CMD)"
+
+## make check-series  checkpatch, every prefix builds, no new W=1/sparse warnings
+check-series: tree
+	@$(S)/check-series.sh
+
+## make test          everything above, then one boot that runs all the tests
+test:
+	@$(S)/test.sh
+
+## make clean         remove build/ (keeps the download cache in ~/.cache/tp4)
+clean:
+	rm -rf build

@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check-series.sh: what a maintainer checks before applying the series.
+#
+#  1. checkpatch.pl --strict on every patch of patches/: no error, warning
+#     or check. checkpatch's "does MAINTAINERS need updating?" is answered
+#     here instead: every file a patch adds must fall under a MAINTAINERS
+#     section with a maintainer (not only THE REST).
+#  2. Every prefix of the series builds: the debug kernel (vmlinux, bzImage
+#     and modules, so i40e too) in its own O= directory, incrementally from
+#     one prefix to the next, and the tpacket4 selftests against the
+#     prefix's headers, warning-free. The last prefix is the kernel that
+#     `make test` boots.
+#  3. No new W=1 or sparse (C=1) warning in the directories the series
+#     touches, against the base.
+#
+# Prefixes and W=1/sparse results already checked for the same tree and
+# config are remembered in build/check/ and not built again.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KIND=debug
+obj=$BUILD/obj-$KIND
+state=$BUILD/check
+mkdir -p "$state"
+[ -d "$TREE/.git" ] || die "check-series: no tree (make tree)"
+[ "$(tree_state)" = synced ] ||
+	die "check-series: $TREE is not what patches/ holds (make tree, or make series)"
+fail=0
+
+# --- 1. checkpatch -----------------------------------------------------------
+say "check-series: checkpatch --strict"
+for p in $(series_files); do
+	name=$(basename "$p")
+	# shellcheck disable=SC2046
+	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet \
+			--ignore FILE_PATH_CHANGES "$p" 2>&1); then
+		printf '%s\n' "$out" | sed "s|^|  $name: |" >&2
+		warn "checkpatch: $name is not clean"
+		fail=1
+	fi
+	for f in $(awk '/^diff --git a\// { f = $4; sub(/^b\//, "", f) } /^new file mode/ { print f }' "$p"); do
+		sections=$(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
+			--sections -f "$f" 2>/dev/null | grep -E '^[A-Z0-9]' | grep -v '^THE REST' || true)
+		if [ -z "$sections" ]; then
+			warn "checkpatch: $name adds $f, which no MAINTAINERS section covers"
+			fail=1
+		fi
+	done
+done
+[ $fail = 0 ] && say "check-series: checkpatch clean on $(series_files | wc -l) patches"
+
+# Return the tree to its branch whatever happens below.
+restore() { git -C "$TREE" checkout -q "$BRANCH" 2>/dev/null || true; }
+trap restore EXIT
+
+"$TOP/scripts/kconfig.sh" "$KIND"
+cfg=$(sha256sum "$obj/.config" | cut -c1-16)
+
+touched_dirs() {
+	git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- '*.c' |
+		grep -vE '^(tools|samples|Documentation)/' | xargs -r -n1 dirname | sort -u
+}
+
+# Build the tpacket4 selftests against the kernel headers of the checked-out
+# prefix; our own test code must be warning-free.
+build_selftests() {
+	local d=$TREE/tools/testing/selftests/net/tpacket4 log=$1
+	[ -d "$d" ] || return 0
+	kmake "$KIND" -s headers >/dev/null
+	rm -rf "$state/selftests"
+	make -C "$d" OUTPUT="$state/selftests" \
+		KHDR_INCLUDES="-isystem $obj/usr/include" >"$log" 2>&1 || return 1
+	! grep -E '(warning|error):' "$log"
+}
+
+# --- 2. every prefix builds ----------------------------------------------------
+for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
+	subject=$(git -C "$TREE" log -1 --format=%s "$c")
+	key=$(git -C "$TREE" rev-parse "$c^{tree}")-$cfg
+	if [ -f "$state/built-$key" ]; then
+		say "check-series: builds (checked before): $subject"
+		continue
+	fi
+	say "check-series: building: $subject"
+	git -C "$TREE" checkout -q --detach "$c"
+	log=$state/build-$(git -C "$TREE" rev-parse --short=12 "$c").log
+	if ! kmake "$KIND" >"$log" 2>&1; then
+		grep -E 'error|Error' "$log" | head -20 >&2
+		warn "check-series: the kernel does not build at '$subject' ($log)"
+		fail=1
+		break
+	fi
+	if ! build_selftests "$log.selftests"; then
+		head -20 "$log.selftests" >&2
+		warn "check-series: the selftests do not build cleanly at '$subject'"
+		fail=1
+		break
+	fi
+	touch "$state/built-$key"
+done
+restore
+
+# --- 3. W=1 and sparse against the base ------------------------------------------
+# warnings <rev> <out>: the W=1 and sparse warnings of the touched directories
+# at <rev>, without line numbers, sorted.
+warnings() {
+	local rev=$1 out=$2 d
+	git -C "$TREE" checkout -q --detach "$rev"
+	: >"$out.log"
+	for d in $dirs; do
+		[ -d "$TREE/$d" ] || continue
+		kmake "$KIND" W=1 C=1 "$d/" >>"$out.log" 2>&1 || true
+	done
+	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" |
+		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
+	restore
+}
+dirs=$(touched_dirs)
+if [ $fail = 0 ] && [ -n "$dirs" ]; then
+	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")-$cfg
+	if [ -f "$state/warnings-$key" ]; then
+		say "check-series: W=1 and sparse (checked before): no new warnings"
+	else
+		say "check-series: W=1 and sparse on $(echo $dirs) against the base"
+		warnings "$BASE_TAG" "$state/warnings-base"
+		warnings "$BRANCH" "$state/warnings-head"
+		new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
+		if [ -n "$new" ]; then
+			printf '%s\n' "$new" | sed 's/^/  new: /' >&2
+			warn "check-series: the series adds W=1/sparse warnings (full logs in $state/warnings-head.log)"
+			fail=1
+		else
+			say "check-series: no new W=1 or sparse warnings ($(wc -l <"$state/warnings-base") in the base)"
+			touch "$state/warnings-$key"
+		fi
+		# Put the objects back as the normal build makes them.
+		kmake "$KIND" >/dev/null 2>&1 || true
+	fi
+fi
+
+[ $fail = 0 ] || die "check-series: failed"
+say "check-series: ok"

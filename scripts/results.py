@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""results.py DMESG TESTDIR: the verdict of a test boot.
+
+Reads the KUnit results (KTAP) from the guest's kernel log, the TAP output of
+each kselftest-harness program and the exit status of each plain test
+program, and checks the kernel log for splats. Prints one line per test and
+a last line "N passed, N failed, N skipped"; exits 1 when a test failed,
+when no test ran, or when the kernel log has a splat.
+"""
+import os
+import re
+import sys
+
+SPLAT = re.compile(
+    r'^(WARNING:|BUG:|Oops|kernel BUG at|UBSAN:|general protection fault'
+    r'|Kernel panic|Unable to handle|INFO: task .* blocked'
+    r'|rcu: INFO:|INFO: rcu_|.*detected stalls? on CPU)')
+STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+TAP = re.compile(r'^(not )?ok (\d+) (.*?)(\s+#\s*(SKIP|skip)\b.*)?$')
+
+
+def main():
+    dmesg_path, testdir = sys.argv[1], sys.argv[2]
+    results = []  # (verdict, name, detail)
+
+    def add(verdict, name, detail=''):
+        results.append((verdict, name, detail))
+
+    dmesg = []
+    if os.path.exists(dmesg_path):
+        with open(dmesg_path, errors='replace') as f:
+            dmesg = [STAMP.sub('', l.rstrip('\n')) for l in f]
+
+    # KUnit: suites at indent 0, their cases at indent 4.
+    suite = None
+    cases_in_suite = 0
+    for line in dmesg:
+        m = re.match(r'^    # Subtest: (\S+)', line)
+        if m:
+            suite, cases_in_suite = m.group(1), 0
+            continue
+        m = re.match(r'^    (not )?ok \d+ (.*?)(\s+# SKIP.*)?$', line)
+        if m and suite:
+            cases_in_suite += 1
+            v = 'SKIP' if m.group(3) else ('FAIL' if m.group(1) else 'PASS')
+            add(v, 'kunit/%s: %s' % (suite, m.group(2)))
+            continue
+        m = re.match(r'^(not )?ok \d+ (\S+)', line)
+        if m and suite and m.group(2) == suite:
+            if m.group(1) and cases_in_suite == 0:
+                add('FAIL', 'kunit/%s' % suite, 'the suite failed to run')
+            suite = None
+
+    # kselftest-harness programs.
+    for name in sorted(os.listdir(testdir)) if os.path.isdir(testdir) else []:
+        if not name.endswith('.tap'):
+            continue
+        prog = name[:-4]
+        plan, seen = None, 0
+        with open(os.path.join(testdir, name), errors='replace') as f:
+            for line in f:
+                line = line.rstrip('\n')
+                m = re.match(r'^1\.\.(\d+)$', line)
+                if m:
+                    plan = int(m.group(1))
+                    continue
+                m = TAP.match(line)
+                if not m:
+                    continue
+                seen += 1
+                v = 'SKIP' if m.group(4) else ('FAIL' if m.group(1) else 'PASS')
+                add(v, 'tpacket4/%s: %s' % (prog, m.group(3)))
+        if plan is None:
+            add('FAIL', 'tpacket4/%s' % prog, 'no TAP plan: the program did not run')
+        elif seen < plan:
+            add('FAIL', 'tpacket4/%s' % prog,
+                '%d of %d tests reported: the program died' % (seen, plan))
+
+    # Plain programs (the upstream AF_PACKET regression tests).
+    rpath = os.path.join(testdir, 'results')
+    if os.path.exists(rpath):
+        with open(rpath) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2:
+                    add(parts[0], 'net/%s' % parts[1],
+                        'exit %s' % parts[2] if len(parts) > 2 else '')
+
+    # The kernel log must be clean.
+    splats = [l for l in dmesg if SPLAT.match(l)]
+    if not dmesg:
+        add('FAIL', 'kernel log', 'no kernel log from the guest')
+    elif splats:
+        add('FAIL', 'kernel log: no splat', '; '.join(splats[:5]))
+    else:
+        add('PASS', 'kernel log: no splat')
+
+    n = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
+    for v, name, detail in results:
+        n[v] = n.get(v, 0) + 1
+        print('%-4s %s%s' % (v, name, ' (%s)' % detail if detail else ''))
+    tests = n['PASS'] + n['FAIL'] + n['SKIP'] - 1  # the log check is not a test run
+    if tests <= 0:
+        print('FAIL no test ran')
+        n['FAIL'] += 1
+    print('%d passed, %d failed, %d skipped' % (n['PASS'], n['FAIL'], n['SKIP']))
+    return 1 if n['FAIL'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
