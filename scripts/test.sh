@@ -26,7 +26,7 @@ kmake $KIND >"$BUILD/kernel-$KIND.log" 2>&1 ||
 
 say "test: building the selftests"
 bin=$BUILD/selftests
-rm -rf "$bin"; mkdir -p "$bin/net"
+rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4"
 kmake $KIND -s headers >/dev/null
 make -s -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
 	KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
