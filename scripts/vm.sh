@@ -29,8 +29,10 @@ timeout --kill-after=20 "${VM_TIMEOUT:-1800}" \
 	setsid vng --disable-kvm --run "$image" \
 		--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
 		--rwdir "$out" --cwd "$TOP" \
-		--exec "$TOP/scripts/guest-run.sh $out" </dev/null
-vrc=$?
+		--exec "$TOP/scripts/guest-run.sh $out" </dev/null 2>&1 | cat
+# Through a pipe: vng reopens its standard output, which truncates a file
+# that the caller redirected it to.
+vrc=${PIPESTATUS[0]}
 set -e
 say "vm: guest ran $(( $(date +%s) - start ))s, dmesg in $out/dmesg.txt"
 if [ ! -f "$out/rc" ]; then
