@@ -51,7 +51,7 @@ if [ -f "$deb" ] && echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - 2>/dev/nu
 else
 	rm -f "$deb"
 	say "base: downloading $BASE_PKG=$BASE_VERSION from Debian's archive"
-	if (cd "$CACHE" && apt-get download -q "$BASE_PKG=$BASE_VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed'); [ -f "$deb" ]; then
+	if (cd "$CACHE" && apt-get download -q "$BASE_PKG=$BASE_VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2); [ -f "$deb" ]; then
 		echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - ||
 			die "$deb does not have the pinned sha256 $BASE_SHA256"
 		version=$BASE_VERSION
@@ -62,7 +62,7 @@ else
 		warn "$BASE_PKG $BASE_VERSION is gone from the archive: falling back to $version."
 		warn "The series is made for $BASE_VERSION and may not apply; its sha256 cannot be checked against the pin (apt checked it against the signed index)."
 		deb=$CACHE/${BASE_PKG}_${version//:/%3a}_all.deb
-		[ -f "$deb" ] || (cd "$CACHE" && apt-get download -q "$BASE_PKG=$version" 2>&1 | grep -v '^W: Download is performed unsandboxed') || true
+		[ -f "$deb" ] || (cd "$CACHE" && apt-get download -q "$BASE_PKG=$version" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) || true
 		[ -f "$deb" ] || die "could not download $BASE_PKG=$version"
 	fi
 fi
