@@ -82,6 +82,9 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 	fi
 	say "check-series: building: $subject"
 	git -C "$TREE" checkout -q --detach "$c"
+	# The config of this prefix: a symbol that a later patch adds is
+	# unknown here, and must come back when that patch does.
+	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
 	log=$state/build-$(git -C "$TREE" rev-parse --short=12 "$c").log
 	if ! kmake "$KIND" >"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -20 >&2
@@ -98,6 +101,7 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 	touch "$state/built-$key"
 done
 restore
+"$TOP/scripts/kconfig.sh" "$KIND"
 
 # --- 3. W=1 and sparse against the base ------------------------------------------
 # warnings <rev> <out>: the W=1 and sparse warnings of the touched directories
@@ -105,6 +109,7 @@ restore
 warnings() {
 	local rev=$1 out=$2 d
 	git -C "$TREE" checkout -q --detach "$rev"
+	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
 	: >"$out.log"
 	for d in $dirs; do
 		[ -d "$TREE/$d" ] || continue
@@ -113,6 +118,7 @@ warnings() {
 	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" |
 		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
 	restore
+	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
 }
 dirs=$(touched_dirs)
 if [ $fail = 0 ] && [ -n "$dirs" ]; then

@@ -32,16 +32,32 @@ def main():
         with open(dmesg_path, errors='replace') as f:
             dmesg = [STAMP.sub('', l.rstrip('\n')) for l in f]
 
-    # KUnit: suites at indent 0, their cases at indent 4.
+    # KUnit: suites at indent 0, their cases at indent 4, the parameters
+    # of a parameterized case at indent 8 (each counted, not the case).
     suite = None
+    param = None
     cases_in_suite = 0
     for line in dmesg:
         m = re.match(r'^    # Subtest: (\S+)', line)
         if m:
             suite, cases_in_suite = m.group(1), 0
             continue
+        m = re.match(r'^        # Subtest: (\S+)', line)
+        if m and suite:
+            param = m.group(1)
+            continue
+        m = re.match(r'^        (not )?ok \d+ (.*?)(\s+# SKIP.*)?$', line)
+        if m and param:
+            cases_in_suite += 1
+            v = 'SKIP' if m.group(3) else ('FAIL' if m.group(1) else 'PASS')
+            add(v, 'kunit/%s: %s: %s' % (suite, param, m.group(2)))
+            continue
         m = re.match(r'^    (not )?ok \d+ (.*?)(\s+# SKIP.*)?$', line)
         if m and suite:
+            if param and m.group(2) == param:
+                # The summary of the parameters just counted.
+                param = None
+                continue
             cases_in_suite += 1
             v = 'SKIP' if m.group(3) else ('FAIL' if m.group(1) else 'PASS')
             add(v, 'kunit/%s: %s' % (suite, m.group(2)))
