@@ -13,6 +13,7 @@
 #     `make test` boots.
 #  3. No new W=1 or sparse (C=1) warning in the directories the series
 #     touches, against the base.
+#  4. kernel-doc -Wall is clean on the kernel files the series adds.
 #
 # Prefixes and W=1/sparse results already checked for the same tree and
 # config are remembered in build/check/ and not built again.
@@ -140,6 +141,21 @@ if [ $fail = 0 ] && [ -n "$dirs" ]; then
 		fi
 		# Put the objects back as the normal build makes them.
 		kmake "$KIND" >/dev/null 2>&1 || true
+	fi
+fi
+
+# --- 4. kernel-doc on the kernel files the series adds -------------------------
+new_files=$(git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..$BRANCH" -- '*.c' '*.h' |
+	grep -vE '^(tools|samples|Documentation)/' || true)
+if [ -n "$new_files" ]; then
+	# shellcheck disable=SC2086
+	kdoc=$(cd "$TREE" && scripts/kernel-doc -none -Wall $new_files 2>&1)
+	if [ -n "$kdoc" ]; then
+		printf '%s\n' "$kdoc" | sed 's/^/  /' >&2
+		warn "check-series: kernel-doc warnings in the files the series adds"
+		fail=1
+	else
+		say "check-series: kernel-doc clean on $(echo $new_files | wc -w) new files"
 	fi
 fi
 
