@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base tree series kernel vm check-series test clean
+.PHONY: help deps base tree series kernel vm check-series test bench clean
 
 help:
 	@sed -n 's/^## //p' $(lastword $(MAKEFILE_LIST))
@@ -43,6 +43,11 @@ check-series: tree
 ## make test          everything above, then one boot that runs all the tests
 test:
 	@$(S)/test.sh
+
+## make bench         boot the bench kernel once, run the whole benchmark matrix:
+##                    build/results/<time>/bench.{md,json,png} (BENCH_SECS, BENCH_RUNS)
+bench:
+	@$(S)/bench.sh
 
 ## make clean         remove build/ (keeps the download cache in ~/.cache/tp4)
 clean:

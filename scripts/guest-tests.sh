@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # guest-tests.sh BIN OUT: runs inside the test VM. Runs every tpacket4
-# selftest and the upstream AF_PACKET regression tests found in BIN, each in
-# a network namespace of its own, leaving their output in OUT:
+# selftest, the tpbench checks (scripts/tpbench-check.py) and the upstream
+# AF_PACKET regression tests found in BIN, each in a network namespace of
+# its own, leaving their output in OUT:
 #   OUT/<test>.tap  the TAP output of a kselftest-harness program
 #   OUT/<test>.log  the output of a plain program
 #   OUT/results     one line per plain program: PASS|FAIL|SKIP <name> <rc>
@@ -26,6 +27,16 @@ for t in "$bin"/tpacket4/tp4_*; do
 	echo "# $name exited $?"
 	grep -E '^(not )?ok ' "$out/$name.tap"
 done
+
+# tpbench (samples/tpacket4): what it reports against what the peer saw.
+if [ -x "$bin/samples/tpbench" ]; then
+	echo "# running tpbench-check"
+	in_netns python3 "$(dirname "$0")/tpbench-check.py" \
+		"$bin/samples/tpbench" "$bin/samples/bench_all.sh" \
+		>"$out/tpbench.tap" 2>&1
+	echo "# tpbench-check exited $?"
+	grep -E '^(not )?ok ' "$out/tpbench.tap"
+fi
 
 for name in psock_tpacket psock_fanout txring_overwrite; do
 	[ -x "$bin/net/$name" ] || continue

@@ -30,6 +30,12 @@ rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4"
 kmake $KIND -s headers >/dev/null
 make -s -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
 	KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
+# tpbench, built with the kernel (CONFIG_SAMPLE_TPACKET4), once the series has it.
+if [ -x "$obj/samples/tpacket4/tpbench" ]; then
+	mkdir -p "$bin/samples"
+	cp "$obj/samples/tpacket4/tpbench" "$TREE/samples/tpacket4/bench_all.sh" \
+		"$bin/samples/"
+fi
 for t in psock_tpacket psock_fanout txring_overwrite; do
 	gcc -Wall -O2 -isystem "$obj/usr/include" \
 		-I"$TREE/tools/testing/selftests" -o "$bin/net/$t" \

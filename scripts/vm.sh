@@ -7,7 +7,8 @@
 # dmesg (dmesg.txt, written as it goes) and CMD's exit code (rc).
 #
 # KIND=debug|bench (default debug), VM_TIMEOUT seconds (default 1800),
-# VM_MEMORY (default 2G), VM_CPUS (default 2).
+# VM_MEMORY (default 2G), VM_CPUS (default 2); VM_VERBOSE=1 shows the kernel
+# console too (what a panic prints, which dmesg.txt cannot keep).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +30,7 @@ timeout --kill-after=20 "${VM_TIMEOUT:-1800}" \
 	setsid vng --disable-kvm --run "$image" \
 		--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
 		--rwdir "$out" --cwd "$TOP" \
+		${VM_VERBOSE:+--verbose} \
 		--exec "$TOP/scripts/guest-run.sh $out" </dev/null 2>&1 | cat
 # Through a pipe: vng reopens its standard output, which truncates a file
 # that the caller redirected it to.

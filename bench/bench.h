@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h - what xskbench and shmring share, so that the harness reads the
+ * same output from both: error messages, the clock, the per-second lines,
+ * the closing JSON object, and the test frame.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define __noreturn	__attribute__((noreturn))
+
+struct bench_run {
+	/* Described by the JSON object. */
+	const char *tool, *bench, *mode, *ifname;
+	unsigned int pkt_size, frame_size, ring_size, batch, inflight;
+	double seconds;			/* asked for */
+	bool quiet;			/* no per-second lines */
+	/* Measured. */
+	uint64_t packets, bytes, errors;
+	uint64_t dropped;		/* completed but dropped by the driver */
+	double duration;
+	double *samples;		/* packets per second, each second */
+	unsigned int nsamples, max_samples;
+	/* Clock. */
+	double start, end, tick, last;
+	uint64_t last_packets;
+};
+
+/* "<program>: <step>: <strerror> (errno N)" on stderr; returns -1. */
+static inline int __attribute__((format(printf, 2, 3)))
+bench_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s (errno %d)\n", strerror(err), err);
+	return -1;
+}
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A duration argument: positive seconds, at most a day; 0 if invalid. */
+static inline double bench_seconds(const char *s)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 86400)
+		return 0;
+	return v;
+}
+
+/* Line-buffered stdout (the harness reads it live) and the sample array. */
+static inline int bench_init(struct bench_run *b)
+{
+	if (setvbuf(stdout, NULL, _IOLBF, 0))
+		return bench_fail(errno, "setvbuf");
+	b->max_samples = (unsigned int)b->seconds + 2;
+	b->samples = calloc(b->max_samples, sizeof(*b->samples));
+	if (!b->samples)
+		return bench_fail(ENOMEM, "samples");
+	return 0;
+}
+
+static inline void bench_start(struct bench_run *b)
+{
+	b->start = bench_now();
+	b->end = b->start + b->seconds;
+	b->tick = b->start + 1;
+	b->last = b->start;
+	b->last_packets = b->packets;
+}
+
+/* Records a sample (and prints its line) once a second has gone by. */
+static inline void bench_tick(struct bench_run *b, double now)
+{
+	double pps;
+
+	if (now < b->tick)
+		return;
+	pps = (b->packets - b->last_packets) / (now - b->last);
+	if (b->nsamples < b->max_samples)
+		b->samples[b->nsamples++] = pps;
+	if (!b->quiet)
+		printf("%s %s %s: %us %.0f pps\n", b->bench, b->mode,
+		       b->ifname, b->nsamples, pps);
+	b->last = now;
+	b->last_packets = b->packets;
+	b->tick += 1;
+}
+
+static inline void bench_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* The one-line JSON object that ends the output. */
+static inline void bench_report(const struct bench_run *b)
+{
+	unsigned int i;
+
+	printf("{\"tool\":\"%s\",\"bench\":\"%s\",\"mode\":\"%s\",\"ifname\":",
+	       b->tool, b->bench, b->mode);
+	bench_json_str(b->ifname);
+	printf(",\"pkt_size\":%u,\"frame_size\":%u,\"ring_size\":%u,"
+	       "\"batch\":%u,\"inflight\":%u,\"duration\":%.3f,",
+	       b->pkt_size, b->frame_size, b->ring_size, b->batch,
+	       b->inflight, b->duration);
+	printf("\"packets\":%llu,\"bytes\":%llu,\"pps\":%.1f,\"errors\":%llu,"
+	       "\"samples\":[", (unsigned long long)b->packets,
+	       (unsigned long long)b->bytes,
+	       b->duration > 0 ? b->packets / b->duration : 0.0,
+	       (unsigned long long)b->errors);
+	for (i = 0; i < b->nsamples; i++)
+		printf("%s%.1f", i ? "," : "", b->samples[i]);
+	printf("]}\n");
+}
+
+/* 02:00:00:00:00:07 -> 02:00:00:00:00:99, ethertype 0x88b5, 0x5a bytes. */
+static inline void bench_frame(uint8_t *p, unsigned int len)
+{
+	static const uint8_t hdr[14] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x99,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x07,
+		0x88, 0xb5,
+	};
+
+	memcpy(p, hdr, sizeof(hdr));
+	memset(p + sizeof(hdr), 0x5a, len - sizeof(hdr));
+}
+
+/* What an l2fwd does to every packet: swap destination and source MAC. */
+static inline void bench_swap_macs(uint8_t *p)
+{
+	uint8_t t[6];
+
+	memcpy(t, p, 6);
+	memcpy(p, p + 6, 6);
+	memcpy(p + 6, t, 6);
+}
+
+#endif /* BENCH_H */

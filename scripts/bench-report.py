@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-report.py RESULTS [--release R] [--secs S] [--runs N]
+
+Reads RESULTS/vm/runs.jsonl (one JSON line per run, from tpbench, xskbench
+and shmring, see scripts/guest-bench.sh) and writes, in RESULTS:
+  bench.json  every run, and per row and mode the median, min, max and the
+              ratio of the median to V3's;
+  bench.md    the same as two markdown tables (rates, ratios to V3);
+  bench.png   the chart: rates (log scale, min-max bars) and ratios to V3.
+Prints bench.md. Rates are packets per second; each row is measured in the
+same boot, so only ratios within it mean something.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+MODES = [  # column id, heading
+    ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
+    ('xdp-skb', 'AF_XDP skb'), ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
+]
+ROWS = [  # row id, bench, pkt_size, inflight
+    ('rxdrop 64B', 'rxdrop', 64, 0), ('rxdrop 1500B', 'rxdrop', 1500, 0),
+    ('txpush 64B', 'txpush', 64, 0), ('txpush 1500B', 'txpush', 1500, 0),
+    ('l2fwd 64B', 'l2fwd', 64, 0), ('l2fwd 1500B', 'l2fwd', 1500, 0),
+    ('l2fwd-1 ping-pong', 'pingpong', 64, 1),
+    ('l2fwd-64 ping-pong', 'pingpong', 64, 64),
+]
+
+
+def load(path):
+    runs, failed = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                failed.append({'label': 'unreadable line', 'error': line[:200]})
+                continue
+            (failed if r.get('failed') else runs).append(r)
+    return runs, failed
+
+
+def summarize(runs):
+    rows = []
+    for name, bench, size, inflight in ROWS:
+        cells = {}
+        for mode, _ in MODES:
+            pps = [r['pps'] for r in runs
+                   if r['bench'] == bench and r['mode'] == mode and
+                   r['pkt_size'] == size and r.get('inflight', 0) == inflight]
+            if pps:
+                cells[mode] = {'median': statistics.median(pps),
+                               'min': min(pps), 'max': max(pps),
+                               'runs': pps}
+        v3 = cells.get('v3', {}).get('median')
+        for c in cells.values():
+            c['ratio_v3'] = c['median'] / v3 if v3 else None
+        if cells:
+            rows.append({'row': name, 'bench': bench, 'pkt_size': size,
+                         'inflight': inflight, 'cells': cells})
+    return rows
+
+
+def columns(rows):
+    return [(m, h) for m, h in MODES if any(m in r['cells'] for r in rows)]
+
+
+def markdown(rows, meta, failed):
+    cols = columns(rows)
+    out = ['# AF_PACKET V4 benchmark, %s' % meta['date'], '',
+           'Kernel %s, %s; %d runs of %d s per cell, all in one boot. '
+           'Only the ratios mean something: the machine is emulated.' %
+           (meta['release'], meta['machine'], meta['runs'], meta['secs']),
+           '', '## Packets per second: median (min-max), thousands', '',
+           '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
+           '|---|' + '---:|' * len(cols)]
+    for r in rows:
+        cells = []
+        for m, _ in cols:
+            c = r['cells'].get(m)
+            cells.append('%.0f (%.0f-%.0f)' % (c['median'] / 1e3, c['min'] / 1e3,
+                                               c['max'] / 1e3) if c else '')
+        out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
+    out += ['', '## Ratio of the medians to V3', '',
+            '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
+            '|---|' + '---:|' * len(cols)]
+    for r in rows:
+        cells = []
+        for m, _ in cols:
+            c = r['cells'].get(m)
+            cells.append('%.2f' % c['ratio_v3'] if c and c['ratio_v3'] else '')
+        out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
+    out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair, the '
+            'benchmark runs on the other (CPU 1). txpush: sends on a veth. '
+            'l2fwd-N: N packets ping-ponged between two processes on the two '
+            'ends of a veth pair; shm ring: the same between two processes '
+            'over shared memory, no kernel at all. AF_XDP: copy mode (XDP_COPY) '
+            'with veth\'s native XDP redirecting to it.']
+    if failed:
+        out += ['', '## Failed runs', '']
+        out += ['- %s: %s' % (f.get('label', '?'), f.get('error', '')[:300])
+                for f in failed]
+    return '\n'.join(out) + '\n'
+
+
+def chart(rows, meta, path):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    cols = columns(rows)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(13, 9))
+    n = len(cols)
+    width = 0.8 / n
+    xs = range(len(rows))
+    for i, (m, h) in enumerate(cols):
+        pos = [x - 0.4 + width * (i + 0.5) for x in xs]
+        med, lo, hi, rat = [], [], [], []
+        for r in rows:
+            c = r['cells'].get(m)
+            med.append(c['median'] / 1e3 if c else 0)
+            lo.append((c['median'] - c['min']) / 1e3 if c else 0)
+            hi.append((c['max'] - c['median']) / 1e3 if c else 0)
+            rat.append(c['ratio_v3'] if c and c['ratio_v3'] else 0)
+        ax1.bar(pos, med, width, yerr=[lo, hi], capsize=2, label=h)
+        ax2.bar(pos, rat, width, label=h)
+    for ax in (ax1, ax2):
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r['row'] for r in rows], fontsize=8)
+        ax.grid(axis='y', alpha=0.3)
+    ax1.set_yscale('log')
+    ax1.set_ylabel('thousand packets/s (median, min-max)')
+    ax1.legend(fontsize=8, ncol=n)
+    ax1.set_title('AF_PACKET V2/V3/V4 vs AF_XDP and a shared-memory ring: '
+                  '%s, %s, %d x %d s' % (meta['release'], meta['machine'],
+                                         meta['runs'], meta['secs']),
+                  fontsize=10)
+    ax2.axhline(1.0, color='black', linewidth=0.8)
+    ax2.set_yscale('log')
+    ax2.set_ylabel('ratio of medians to V3 (log)')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('results')
+    ap.add_argument('--release', default='?')
+    ap.add_argument('--secs', type=int, default=0)
+    ap.add_argument('--runs', type=int, default=0)
+    ap.add_argument('--machine', default='QEMU TCG, 2 vCPUs')
+    a = ap.parse_args()
+
+    runs, failed = load(os.path.join(a.results, 'vm', 'runs.jsonl'))
+    rows = summarize(runs)
+    meta = {'date': os.path.basename(os.path.normpath(a.results)),
+            'release': a.release, 'machine': a.machine, 'secs': a.secs,
+            'runs': a.runs}
+    with open(os.path.join(a.results, 'bench.json'), 'w') as f:
+        json.dump({'meta': meta, 'rows': rows, 'runs': runs,
+                   'failed': failed}, f, indent=1)
+    md = markdown(rows, meta, failed)
+    with open(os.path.join(a.results, 'bench.md'), 'w') as f:
+        f.write(md)
+    if rows:
+        chart(rows, meta, os.path.join(a.results, 'bench.png'))
+    sys.stdout.write(md)
+    return 0 if rows else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh: the project's main command (make bench). From whatever state:
+# deps, tree, the bench kernel (no debug options; it builds tpbench from
+# samples/tpacket4 too), the AF_XDP and shared-memory references (bench/),
+# then one boot that runs the whole matrix (scripts/guest-bench.sh) and the
+# report: build/results/<timestamp>/bench.json, bench.md, bench.png.
+#
+# BENCH_SECS (default 5) and BENCH_RUNS (default 3) set the length and the
+# number of each run; VM_TIMEOUT the boot's limit (default: from those).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+elapsed() { echo "$(( ($(date +%s) - start) / 60 ))m$(( ($(date +%s) - start) % 60 ))s"; }
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/tree.sh"
+
+KIND=bench
+obj=$BUILD/obj-$KIND
+"$TOP/scripts/kconfig.sh" $KIND
+say "bench: building the $KIND kernel and tpbench (log: $BUILD/kernel-$KIND.log)"
+kmake $KIND >"$BUILD/kernel-$KIND.log" 2>&1 ||
+	{ tail -30 "$BUILD/kernel-$KIND.log"; die "bench: the kernel does not build"; }
+say "bench: kernel built ($(elapsed))"
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+res=$BUILD/results/$stamp
+bin=$res/bin
+mkdir -p "$bin"
+[ -x "$obj/samples/tpacket4/tpbench" ] ||
+	die "bench: no $obj/samples/tpacket4/tpbench (is CONFIG_SAMPLE_TPACKET4 in the series?)"
+cp "$obj/samples/tpacket4/tpbench" "$bin/"
+make -s -C "$TOP/bench" OUT="$bin" >/dev/null ||
+	die "bench: the AF_XDP and shared-memory references do not build"
+
+secs=${BENCH_SECS:-5}
+runs=${BENCH_RUNS:-3}
+# About 120 runs a round trip of (secs + 2) s, and the boot.
+timeout=${VM_TIMEOUT:-$(( runs * 45 * (secs + 2) + 600 ))}
+say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
+# The kernel console is kept in console.txt (a panic never reaches
+# dmesg.txt); only its warnings are shown among the progress lines.
+set +e
+VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
+	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
+	tee "$res/console.txt" |
+	awk '!/^\[ *[0-9]+\.[0-9]+\] / || /WARNING|BUG|Oops|panic|RIP:/ { print; fflush() }'
+vrc=${PIPESTATUS[0]}
+set -e
+[ -f "$res/vm/runs.jsonl" ] || die "bench: the VM produced no results ($res/vm)"
+
+say "bench: report ($(elapsed))"
+# Debian's python3, which has python3-matplotlib (make deps).
+/usr/bin/python3 "$TOP/scripts/bench-report.py" "$res" --secs "$secs" --runs "$runs" \
+	--release "$(cat "$obj/include/config/kernel.release")" \
+	--machine "QEMU TCG, ${VM_CPUS:-2} vCPUs"
+if grep -qE '^(WARNING:|BUG:|Oops|kernel BUG|UBSAN:|general protection|Kernel panic)' \
+	<(sed 's/^\[[ 0-9.]*\] //' "$res/console.txt"); then
+	warn "bench: the kernel log has a splat: $res/console.txt"
+	vrc=1
+fi
+say "bench: done in $(elapsed): $res/bench.md, bench.json, bench.png"
+[ $vrc = 0 ] || die "bench: some runs failed (see the table and $res/vm)"

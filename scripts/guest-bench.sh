@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# guest-bench.sh BINDIR OUT: runs inside the bench VM (make bench). One boot,
+# one veth pair (tp4a <-> tp4b), and the whole matrix, RUNS times, the modes
+# of a row one after the other within each round so that a drift of the
+# machine hits them alike:
+#   rxdrop, l2fwd  pktgen (the kernel's) sends from tp4b on CPU 0, the
+#                  benchmark receives on tp4a on CPU 1;
+#   txpush         the benchmark sends on tp4a from CPU 1;
+#   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
+#   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
+#   "xdp-drv");
+#   pingpong       l2fwd-1 and l2fwd-64: tpbench on tp4a (CPU 0) and its
+#                  peer on tp4b (CPU 1), V2, V3, V4; shmring, two processes
+#                  and shared memory, the ceiling.
+# Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
+# "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
+# and BENCH_RUNS (default 3) set the length and the repetitions.
+set -u
+bin=$1
+out=$2
+secs=${BENCH_SECS:-5}
+runs=${BENCH_RUNS:-3}
+mkdir -p "$out"
+runs_file=$out/runs.jsonl
+: >"$runs_file"
+
+tpbench=$bin/tpbench
+xskbench=$bin/xskbench
+shmring=$bin/shmring
+pg=/proc/net/pktgen
+
+ip link add tp4a type veth peer name tp4b || exit 1
+for d in tp4a tp4b; do
+	echo 1 >/proc/sys/net/ipv6/conf/$d/disable_ipv6
+	ip link set $d up
+done
+
+# Has this kernel zero-copy for V4? (tpbench says ENOPROTOOPT until then.)
+modes="v2 v3 v4"
+if "$tpbench" -i tp4a --txpush -v 4 -z 0 -d 1 -q >/dev/null 2>&1; then
+	modes="$modes v4zc"
+fi
+# AF_XDP in copy mode with veth's native XDP. Not generic XDP: pktgen's skbs
+# are shared (it holds a reference across the transmit) and 6.12's generic
+# XDP hits BUG_ON(skb_shared()) in pskb_expand_head() on them (kernel BUG,
+# panic); veth's native path copies a shared skb first.
+modes="$modes xdp-drv"
+
+# pktgen_start SIZE / pktgen_stop: a flood from tp4b to tp4a, to a MAC
+# address nobody has and of an ethertype nobody handles: the stack drops
+# it at once, the taps and XDP see it.
+pktgen_start() {
+	echo rem_device_all >$pg/kpktgend_0
+	echo "add_device tp4b" >$pg/kpktgend_0
+	echo "count 0" >$pg/tp4b
+	echo "pkt_size $1" >$pg/tp4b
+	echo "delay 0" >$pg/tp4b
+	echo "dst_mac 02:00:00:00:00:99" >$pg/tp4b
+	echo start >$pg/pgctrl &
+	pktgen=$!
+	sleep 0.5
+}
+
+pktgen_stop() {
+	echo stop >$pg/pgctrl
+	wait "$pktgen"
+}
+
+total=0
+done_runs=0
+failed=0
+
+# record LABEL CMD...: run one benchmark, keep its JSON line.
+record() {
+	local label=$1 line err
+	shift
+	done_runs=$((done_runs + 1))
+	err=$(mktemp)
+	line=$("$@" 2>"$err" | tail -n 1)
+	if [ "${line:0:1}" = "{" ]; then
+		echo "$line" >>"$runs_file"
+		printf '[%3d/%d] %-34s %10.0f pps\n' "$done_runs" "$total" \
+			"$label" "$(echo "$line" | sed 's/.*"pps":\([0-9.]*\).*/\1/')"
+	else
+		failed=$((failed + 1))
+		printf '{"failed":true,"label":"%s","error":"%s"}\n' "$label" \
+			"$(tr -d '"\\' <"$err" | tr '\n' ' ')" >>"$runs_file"
+		printf '[%3d/%d] %-34s FAILED: %s\n' "$done_runs" "$total" \
+			"$label" "$(head -c 200 "$err")"
+	fi
+	rm -f "$err"
+}
+
+# one BENCH MODE SIZE: one run of a socket benchmark on tp4a.
+one() {
+	local bench=$1 mode=$2 size=$3 cmd
+	case $mode in
+	v4zc) cmd=("$tpbench" -v 4 -z 0) ;;
+	v*) cmd=("$tpbench" -v "${mode#v}") ;;
+	xdp-*) cmd=("$xskbench" "$bench" -m "${mode#xdp-}") ;;
+	esac
+	case $mode in
+	v*) cmd+=("--$bench" -q) ;;
+	*) cmd+=(-Q) ;;
+	esac
+	cmd+=(-i tp4a -s "$size" -d "$secs" -c 1)
+	[ "$bench" = txpush ] || pktgen_start "$size"
+	record "$bench $size B $mode" "${cmd[@]}"
+	[ "$bench" = txpush ] || pktgen_stop
+}
+
+nmodes=$(echo $modes | wc -w)
+pp_modes="v2 v3 v4"
+total=$((runs * (3 * 2 * nmodes + 2 * 3 + 2)))
+echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes"
+for round in $(seq "$runs"); do
+	echo "bench: round $round of $runs"
+	for bench in rxdrop txpush l2fwd; do
+		for size in 64 1500; do
+			for mode in $modes; do
+				one "$bench" "$mode" "$size"
+			done
+		done
+	done
+	for n in 1 64; do
+		for mode in $pp_modes; do
+			record "l2fwd-$n ping-pong $mode" "$tpbench" \
+				-v "${mode#v}" -i tp4a --pingpong "$n" \
+				--peer tp4b -c 0 -C 1 -d "$secs" -q
+		done
+		record "l2fwd-$n ping-pong shm" "$shmring" -n "$n" -c 0,1 \
+			-d "$secs" -Q
+	done
+done
+ip link del tp4a
+echo "bench: $done_runs runs, $failed failed"
+[ "$failed" = 0 ]
