@@ -13,6 +13,12 @@
  *           counts when it completes, and its frame returns to the fill ring
  *           through a free-frame stack
  *
+ * "xskbench attach -M PIN" attaches the program and pins its XSKMAP at PIN,
+ * "xskbench detach -M PIN" undoes it, and a run given -M PIN uses that map
+ * and neither attaches nor detaches: the harness keeps attach and detach
+ * away from traffic (under QEMU's TCG, patching the XDP dispatcher while
+ * another vCPU runs it can fault).
+ *
  * The umem has 2 * RING_SIZE frames: the first half for fill/RX, the second
  * for TX. The XDP program is not libxdp's (no dispatcher: the bench kernel
  * has no BTF) but six instructions doing bpf_redirect_map(&xsks,
@@ -60,8 +66,10 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NO_CPU		(~0U)
 
-enum bench { RXDROP, TXPUSH, L2FWD };
-static const char *const bench_name[] = { "rxdrop", "txpush", "l2fwd" };
+enum bench { RXDROP, TXPUSH, L2FWD, ATTACH, DETACH };
+static const char *const bench_name[] = {
+	"rxdrop", "txpush", "l2fwd", "attach", "detach"
+};
 
 struct opts {
 	enum bench bench;
@@ -70,6 +78,7 @@ struct opts {
 	unsigned int cpu;
 	double seconds;
 	bool drv, use_poll, quiet;
+	const char *pin;	/* -M: the XSKMAP pinned by "attach" */
 };
 
 struct xsk {
@@ -99,7 +108,8 @@ static void __noreturn usage(void)
 {
 	fputs("usage: xskbench rxdrop|txpush|l2fwd -i IFNAME [-m skb|drv]\n"
 	      "       [-q QUEUE] [-d SECONDS] [-b BATCH] [-f FRAME_SIZE]\n"
-	      "       [-s PKT_SIZE] [-r RING_SIZE] [-c CPU] [-p] [-Q]\n",
+	      "       [-s PKT_SIZE] [-r RING_SIZE] [-c CPU] [-p] [-Q] [-M PIN]\n"
+	      "       xskbench attach|detach -i IFNAME [-m skb|drv] -M PIN\n",
 	      stderr);
 	exit(1);
 }
@@ -148,9 +158,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQ")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQM:")) != -1) {
 		if (c == 'i') {
 			o->ifname = optarg;
+		} else if (c == 'M') {
+			o->pin = optarg;
 		} else if (c == 'm') {
 			if (strcmp(optarg, "skb") && strcmp(optarg, "drv"))
 				usage();
@@ -174,6 +186,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 	o->bench = c;
 	if (strcmp(argv[optind], bench_name[c]))
+		usage();
+	if ((o->bench == ATTACH || o->bench == DETACH) && !o->pin)
 		usage();
 	if (!is_pow2(o->frame_size) || !is_pow2(o->ring_size) ||
 	    o->pkt_size > o->frame_size || o->batch > o->ring_size) {
@@ -345,6 +359,40 @@ static int xdp_detach(const struct opts *o, int prog_fd)
 
 	ret = bpf_xdp_detach(o->ifindex, xdp_mode(o), &ao);
 	return ret ? bench_fail(-ret, "detach XDP from %s", o->ifname) : 0;
+}
+
+/*
+ * "attach": the program attached and its XSKMAP pinned at -M, for runs
+ * that must not attach or detach while traffic flows (under QEMU's TCG,
+ * patching the XDP dispatcher while another vCPU runs it can fault).
+ * "detach": the reverse.
+ */
+static int attach_pinned(const struct opts *o)
+{
+	int map_fd, prog_fd, ret;
+
+	if (o->bench == DETACH) {
+		ret = bpf_xdp_detach(o->ifindex, xdp_mode(o), NULL);
+		if (ret)
+			return bench_fail(-ret, "detach XDP from %s", o->ifname);
+		if (unlink(o->pin))
+			return bench_fail(errno, "unlink %s", o->pin);
+		return 0;
+	}
+	map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "xsks", sizeof(int),
+				sizeof(int), o->queue + 1, NULL);
+	if (map_fd < 0)
+		return bench_fail(-map_fd, "bpf_map_create XSKMAP");
+	prog_fd = prog_load(map_fd);
+	ret = prog_fd < 0 || xdp_attach(o, prog_fd);
+	if (!ret && bpf_obj_pin(map_fd, o->pin)) {
+		ret = bench_fail(errno, "bpf_obj_pin %s", o->pin);
+		xdp_detach(o, prog_fd);
+	}
+	if (prog_fd >= 0)
+		close(prog_fd);
+	close(map_fd);
+	return ret ? 1 : 0;
 }
 
 static void kick_tx(struct xsk *x, struct bench_run *r)
@@ -591,29 +639,41 @@ int main(int argc, char **argv)
 		bench_fail(errno, "interface %s", o.ifname);
 		return 1;
 	}
+	if (o.bench == ATTACH || o.bench == DETACH)
+		return attach_pinned(&o);
 	if (prepare(&o, &r) || umem_map(&o, &x) || xsk_open(&o, &x) ||
 	    frames_setup(&o, &x))
 		goto out;
-	map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "xsks", sizeof(int),
-				sizeof(int), o.queue + 1, NULL);
-	if (map_fd < 0) {
-		bench_fail(-map_fd, "bpf_map_create XSKMAP");
-		goto out;
+	if (o.pin) {
+		/* The program is attached already ("attach"): only the map. */
+		map_fd = bpf_obj_get(o.pin);
+		if (map_fd < 0) {
+			bench_fail(errno, "bpf_obj_get %s", o.pin);
+			goto out;
+		}
+	} else {
+		map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "xsks",
+					sizeof(int), sizeof(int),
+					o.queue + 1, NULL);
+		if (map_fd < 0) {
+			bench_fail(-map_fd, "bpf_map_create XSKMAP");
+			goto out;
+		}
+		prog_fd = prog_load(map_fd);
+		if (prog_fd < 0)
+			goto out;
 	}
-	prog_fd = prog_load(map_fd);
-	if (prog_fd < 0)
-		goto out;
 	err = o.bench == TXPUSH ? 0 : xsk_socket__update_xskmap(x.sock, map_fd);
 	if (err) {
 		bench_fail(-err, "xsk_socket__update_xskmap");
 		goto out;
 	}
-	if (xdp_attach(&o, prog_fd))
+	if (!o.pin && xdp_attach(&o, prog_fd))
 		goto out;
 
 	run(&o, &x, &r);
 
-	ret = xdp_detach(&o, prog_fd) ? 1 : 0;
+	ret = !o.pin && xdp_detach(&o, prog_fd) ? 1 : 0;
 	xsk_stats(&o, &x, &r);
 	/*
 	 * A frame the driver dropped completes like a sent one: it is not a

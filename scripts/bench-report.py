@@ -94,7 +94,8 @@ def markdown(rows, meta, failed):
         cells = []
         for m, _ in cols:
             c = r['cells'].get(m)
-            cells.append('%.2f' % c['ratio_v3'] if c and c['ratio_v3'] else '')
+            cells.append('%.2f' % c['ratio_v3']
+                         if c and c['ratio_v3'] is not None else '')
         out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair, the '
             'benchmark runs on the other (CPU 1). txpush: sends on a veth. '
@@ -104,7 +105,8 @@ def markdown(rows, meta, failed):
             'with veth\'s native XDP redirecting to it.']
     if failed:
         out += ['', '## Failed runs', '']
-        out += ['- %s: %s' % (f.get('label', '?'), f.get('error', '')[:300])
+        out += ['- %s (exit %s): %s' % (f.get('label', '?'), f.get('exit', '?'),
+                                        ' '.join(f.get('error', '').split())[:300])
                 for f in failed]
     return '\n'.join(out) + '\n'
 
@@ -127,7 +129,7 @@ def chart(rows, meta, path):
             med.append(c['median'] / 1e3 if c else 0)
             lo.append((c['median'] - c['min']) / 1e3 if c else 0)
             hi.append((c['max'] - c['median']) / 1e3 if c else 0)
-            rat.append(c['ratio_v3'] if c and c['ratio_v3'] else 0)
+            rat.append(c['ratio_v3'] if c and c['ratio_v3'] is not None else 0)
         ax1.bar(pos, med, width, yerr=[lo, hi], capsize=2, label=h)
         ax2.bar(pos, rat, width, label=h)
     for ax in (ax1, ax2):

@@ -46,7 +46,7 @@ set +e
 VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
 	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
 	tee "$res/console.txt" |
-	awk '!/^\[ *[0-9]+\.[0-9]+\] / || /WARNING|BUG|Oops|panic|RIP:/ { print; fflush() }'
+	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
 vrc=${PIPESTATUS[0]}
 set -e
 [ -f "$res/vm/runs.jsonl" ] || die "bench: the VM produced no results ($res/vm)"

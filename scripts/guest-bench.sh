@@ -5,7 +5,8 @@
 # of a row one after the other within each round so that a drift of the
 # machine hits them alike:
 #   rxdrop, l2fwd  pktgen (the kernel's) sends from tp4b on CPU 0, the
-#                  benchmark receives on tp4a on CPU 1;
+#                  benchmark receives on tp4a on CPU 1 (the receive path up
+#                  to the socket's ring runs in pktgen's softirq, CPU 0);
 #   txpush         the benchmark sends on tp4a from CPU 1;
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
@@ -29,6 +30,8 @@ tpbench=$bin/tpbench
 xskbench=$bin/xskbench
 shmring=$bin/shmring
 pg=/proc/net/pktgen
+pin=/sys/fs/bpf/tp4bench_xsks
+rm -f "$pin"
 
 ip link add tp4a type veth peer name tp4b || exit 1
 for d in tp4a tp4b; do
@@ -71,23 +74,30 @@ total=0
 done_runs=0
 failed=0
 
-# record LABEL CMD...: run one benchmark, keep its JSON line.
+# record LABEL CMD...: run one benchmark, keep its JSON line. A run fails
+# when the program fails, prints no result or counts no packet at all.
 record() {
-	local label=$1 line err
+	local label=$1 line err rc pps
 	shift
 	done_runs=$((done_runs + 1))
 	err=$(mktemp)
-	line=$("$@" 2>"$err" | tail -n 1)
-	if [ "${line:0:1}" = "{" ]; then
+	line=$("$@" 2>"$err" | tail -n 1; exit "${PIPESTATUS[0]}")
+	rc=$?
+	pps=$(echo "$line" | sed -n 's/.*"pps":\([0-9.]*\).*/\1/p')
+	if [ $rc = 0 ] && [ "${line:0:1}" = "{" ] && [ -n "$pps" ] &&
+	   [ "${pps%%.*}" != 0 ]; then
 		echo "$line" >>"$runs_file"
 		printf '[%3d/%d] %-34s %10.0f pps\n' "$done_runs" "$total" \
-			"$label" "$(echo "$line" | sed 's/.*"pps":\([0-9.]*\).*/\1/')"
+			"$label" "$pps"
 	else
 		failed=$((failed + 1))
-		printf '{"failed":true,"label":"%s","error":"%s"}\n' "$label" \
-			"$(tr -d '"\\' <"$err" | tr '\n' ' ')" >>"$runs_file"
-		printf '[%3d/%d] %-34s FAILED: %s\n' "$done_runs" "$total" \
-			"$label" "$(head -c 200 "$err")"
+		[ $rc = 0 ] && [ -n "$pps" ] && echo "no packet counted" >>"$err"
+		python3 -c 'import json, sys
+print(json.dumps({"failed": True, "label": sys.argv[1], "exit": int(sys.argv[2]),
+                  "error": open(sys.argv[3], errors="replace").read()[-500:]}))' \
+			"$label" "$rc" "$err" >>"$runs_file"
+		printf '[%3d/%d] %-34s FAILED (exit %d): %s\n' "$done_runs" \
+			"$total" "$label" "$rc" "$(head -c 200 "$err")"
 	fi
 	rm -f "$err"
 }
@@ -105,9 +115,27 @@ one() {
 	*) cmd+=(-Q) ;;
 	esac
 	cmd+=(-i tp4a -s "$size" -d "$secs" -c 1)
-	[ "$bench" = txpush ] || pktgen_start "$size"
+	if [ "$bench" = txpush ]; then
+		record "$bench $size B $mode" "${cmd[@]}"
+		return
+	fi
+	# XDP goes on and off only while no traffic flows: attaching or
+	# detaching patches the XDP dispatcher's code, and under TCG a vCPU
+	# running it meanwhile can take a stale int3 (seen: "Oops: int3" in
+	# bpf_dispatcher_xdp_func, a panic).
+	if [ "${mode%-*}" = xdp ]; then
+		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin"; then
+			record "$bench $size B $mode" false
+			return
+		fi
+		cmd+=(-M "$pin")
+	fi
+	pktgen_start "$size"
 	record "$bench $size B $mode" "${cmd[@]}"
-	[ "$bench" = txpush ] || pktgen_stop
+	pktgen_stop
+	if [ "${mode%-*}" = xdp ]; then
+		"$xskbench" detach -i tp4a -m "${mode#xdp-}" -M "$pin"
+	fi
 }
 
 nmodes=$(echo $modes | wc -w)
