@@ -30,7 +30,14 @@ rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4"
 kmake $KIND -s headers >/dev/null
 make -s -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
 	KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
-# tpbench, built with the kernel (CONFIG_SAMPLE_TPACKET4), once the series has it.
+# tpbench, built with the kernel (CONFIG_SAMPLE_TPACKET4), once the series
+# has it; it must also build on its own against the installed headers.
+if [ -f "$TREE/samples/tpacket4/Makefile" ]; then
+	make -s -C "$TREE/samples/tpacket4" KHDR="$obj/usr/include" \
+		CFLAGS="-O2 -Werror" >/dev/null ||
+		die "test: tpbench does not build on its own"
+	make -s -C "$TREE/samples/tpacket4" clean
+fi
 if [ -x "$obj/samples/tpacket4/tpbench" ]; then
 	mkdir -p "$bin/samples"
 	cp "$obj/samples/tpacket4/tpbench" "$TREE/samples/tpacket4/bench_all.sh" \
