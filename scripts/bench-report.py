@@ -76,33 +76,36 @@ def columns(rows):
     return [(m, h) for m, h in MODES if any(m in r['cells'] for r in rows)]
 
 
+def table(title, rows, cols, cell):
+    """A markdown table: a row per benchmark, cell(c) per mode's cell."""
+    out = ['', '## ' + title, '',
+           '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
+           '|---|' + '---:|' * len(cols)]
+    for r in rows:
+        cells = [cell(r['cells'][m]) if m in r['cells'] else ''
+                 for m, _ in cols]
+        out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
+    return out
+
+
+def ratio(ref):
+    def cell(c):
+        v = c.get('ratio_' + ref)
+        return '%.2f' % v if v is not None else ''
+    return cell
+
+
 def markdown(rows, meta, failed):
     cols = columns(rows)
     out = ['# AF_PACKET V4 benchmark, %s' % meta['date'], '',
            'Kernel %s, %s; %d runs of %d s per cell, all in one boot. '
            'Only the ratios mean something: the machine is emulated.' %
-           (meta['release'], meta['machine'], meta['runs'], meta['secs']),
-           '', '## Packets per second: median (min-max), thousands', '',
-           '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
-           '|---|' + '---:|' * len(cols)]
-    for r in rows:
-        cells = []
-        for m, _ in cols:
-            c = r['cells'].get(m)
-            cells.append('%.0f (%.0f-%.0f)' % (c['median'] / 1e3, c['min'] / 1e3,
-                                               c['max'] / 1e3) if c else '')
-        out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
-    for ref in ('v3', 'v2'):
-        out += ['', '## Ratio of the medians to %s' % ref.upper(), '',
-                '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
-                '|---|' + '---:|' * len(cols)]
-        for r in rows:
-            cells = []
-            for m, _ in cols:
-                c = r['cells'].get(m)
-                v = c.get('ratio_' + ref) if c else None
-                cells.append('%.2f' % v if v is not None else '')
-            out.append('| %s | %s |' % (r['row'], ' | '.join(cells)))
+           (meta['release'], meta['machine'], meta['runs'], meta['secs'])]
+    out += table('Packets per second: median (min-max), thousands', rows,
+                 cols, lambda c: '%.0f (%.0f-%.0f)' % (
+                     c['median'] / 1e3, c['min'] / 1e3, c['max'] / 1e3))
+    out += table('Ratio of the medians to V3', rows, cols, ratio('v3'))
+    out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair from CPU 0, '
             'the benchmark runs on the other end on CPU 1 (the receive path '
             'up to its ring runs in pktgen\'s softirq, CPU 0). txpush: sends '

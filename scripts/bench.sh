@@ -11,18 +11,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-start=$(date +%s)
-elapsed() { echo "$(( ($(date +%s) - start) / 60 ))m$(( ($(date +%s) - start) % 60 ))s"; }
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/tree.sh"
 
 KIND=bench
 obj=$BUILD/obj-$KIND
-"$TOP/scripts/kconfig.sh" $KIND
-say "bench: building the $KIND kernel and tpbench (log: $BUILD/kernel-$KIND.log)"
-kmake $KIND >"$BUILD/kernel-$KIND.log" 2>&1 ||
-	{ tail -30 "$BUILD/kernel-$KIND.log"; die "bench: the kernel does not build"; }
+build_kernel $KIND bench	# tpbench too: CONFIG_SAMPLE_TPACKET4
 say "bench: kernel built ($(elapsed))"
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -41,6 +41,23 @@ kmake() {
 		-j"$JOBS" "$@"
 }
 
+# build_kernel <kind> <who>: the config and kernel of a kind, the log in
+# build/kernel-<kind>.log; dies with the log's tail if it does not build.
+build_kernel() {
+	local kind=$1 who=$2
+	"$TOP/scripts/kconfig.sh" "$kind"
+	say "$who: building the $kind kernel (log: $BUILD/kernel-$kind.log)"
+	kmake "$kind" >"$BUILD/kernel-$kind.log" 2>&1 ||
+		{ tail -30 "$BUILD/kernel-$kind.log"; die "$who: the kernel does not build"; }
+}
+
+# elapsed: minutes and seconds since the script started (lib.sh sourced).
+START_TIME=$(date +%s)
+elapsed() {
+	local t=$(( $(date +%s) - START_TIME ))
+	echo "$((t / 60))m$((t % 60))s"
+}
+
 SUBJECT_PREFIX="PATCH net-next"
 
 # export_series <dir>: write tp4-base..HEAD of the tree as git format-patch

@@ -9,8 +9,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-start=$(date +%s)
-elapsed() { echo "$(( ($(date +%s) - start) / 60 ))m$(( ($(date +%s) - start) % 60 ))s"; }
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/tree.sh"
@@ -19,10 +17,7 @@ say "test: series checked ($(elapsed))"
 
 KIND=debug
 obj=$BUILD/obj-$KIND
-"$TOP/scripts/kconfig.sh" $KIND
-say "test: building the $KIND kernel"
-kmake $KIND >"$BUILD/kernel-$KIND.log" 2>&1 ||
-	{ tail -30 "$BUILD/kernel-$KIND.log"; die "test: the kernel does not build"; }
+build_kernel $KIND test
 
 say "test: building the selftests"
 bin=$BUILD/selftests
