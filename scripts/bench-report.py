@@ -88,6 +88,12 @@ def table(title, rows, cols, cell):
     return out
 
 
+def kpps(pps):
+    """Thousands, with a decimal or two when that is all there is."""
+    k = pps / 1e3
+    return '%.0f' % k if k >= 10 else '%.2g' % k
+
+
 def ratio(ref):
     def cell(c):
         v = c.get('ratio_' + ref)
@@ -102,8 +108,8 @@ def markdown(rows, meta, failed):
            'Only the ratios mean something: the machine is emulated.' %
            (meta['release'], meta['machine'], meta['runs'], meta['secs'])]
     out += table('Packets per second: median (min-max), thousands', rows,
-                 cols, lambda c: '%.0f (%.0f-%.0f)' % (
-                     c['median'] / 1e3, c['min'] / 1e3, c['max'] / 1e3))
+                 cols, lambda c: '%s (%s-%s)' % (
+                     kpps(c['median']), kpps(c['min']), kpps(c['max'])))
     out += table('Ratio of the medians to V3', rows, cols, ratio('v3'))
     out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair from CPU 0, '
@@ -177,11 +183,19 @@ def main():
     ap.add_argument('--secs', type=int, default=0)
     ap.add_argument('--runs', type=int, default=0)
     ap.add_argument('--machine', default='QEMU TCG, 2 vCPUs')
+    ap.add_argument('--date', help='the heading, default: the folder name')
     a = ap.parse_args()
 
-    runs, failed = load(os.path.join(a.results, 'vm', 'runs.jsonl'))
+    path = os.path.join(a.results, 'vm', 'runs.jsonl')
+    if os.path.exists(path):
+        runs, failed = load(path)
+    else:
+        # A kept result (results/): render it again from its bench.json.
+        with open(os.path.join(a.results, 'bench.json')) as f:
+            kept = json.load(f)
+        runs, failed = kept['runs'], kept['failed']
     rows = summarize(runs)
-    meta = {'date': os.path.basename(os.path.normpath(a.results)),
+    meta = {'date': a.date or os.path.basename(os.path.normpath(a.results)),
             'release': a.release, 'machine': a.machine, 'secs': a.secs,
             'runs': a.runs}
     with open(os.path.join(a.results, 'bench.json'), 'w') as f:
