@@ -8,6 +8,8 @@
 #define BENCH_H
 
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +49,28 @@ bench_fail(int err, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, ": %s (errno %d)\n", strerror(err), err);
 	return -1;
+}
+
+/* @handler on SIGINT and SIGTERM; -1 on failure, said on stderr. */
+static inline int bench_on_stop(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return bench_fail(errno, "sigaction");
+	return 0;
+}
+
+/* The calling process on @cpu only; -1 on failure, said on stderr. */
+static inline int bench_pin(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return bench_fail(errno, "sched_setaffinity to CPU %u", cpu);
+	return 0;
 }
 
 static inline double bench_now(void)
@@ -97,14 +121,15 @@ static inline void bench_tick(struct bench_run *b, double now)
 
 	if (now < b->tick)
 		return;
-	pps = (b->packets - b->last_packets) / (now - b->last);
+	/* What was sent: completions less those the driver dropped. */
+	pps = (b->packets - b->dropped - b->last_packets) / (now - b->last);
 	if (b->nsamples < b->max_samples)
 		b->samples[b->nsamples++] = pps;
 	if (!b->quiet)
 		printf("%s %s %s: %us %.0f pps\n", b->bench, b->mode,
 		       b->ifname, b->nsamples, pps);
 	b->last = now;
-	b->last_packets = b->packets;
+	b->last_packets = b->packets - b->dropped;
 	b->tick += 1;
 }
 

@@ -235,16 +235,6 @@ static void check_cpus(const struct opts *o)
 		die(EINVAL, "-c: CPU not available");
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die(errno, "sched_setaffinity");
-}
-
 static unsigned int roundup_pow2(unsigned int v)
 {
 	unsigned int p = 1;
@@ -293,7 +283,8 @@ static void __noreturn run_b(const struct opts *o, const struct layout *l,
 	/* Ctrl-C goes to A, which then stops B. */
 	if (signal(SIGINT, SIG_IGN) == SIG_ERR)
 		die(errno, "signal");
-	pin(o->cpu_b);
+	if (bench_pin(o->cpu_b))
+		_exit(1);
 	ring_end_init(&rx, &l->sh->ab, l->ab_slots, l->ring_size);
 	ring_end_init(&tx, &l->sh->ba, l->ba_slots, l->ring_size);
 	__atomic_store_n(&l->sh->ready, 1, __ATOMIC_RELEASE);
@@ -347,7 +338,8 @@ static uint32_t bounce(const struct opts *o, struct ring_end *rx,
 	for (i = 0; i < n; i++) {
 		const struct desc *d = cons_get(rx);
 
-		if (d->err || d->len != o->pkt_size)
+		/* A descriptor that came back changed: the ring is broken. */
+		if (d->len != o->pkt_size)
 			r->errors++;
 		prod_put(tx, d);	/* room: the ring holds INFLIGHT */
 	}
@@ -421,7 +413,6 @@ int main(int argc, char **argv)
 			  .cpu_a = 0, .cpu_b = 1 };
 	struct bench_run r = { .tool = "shmring", .bench = "pingpong",
 			       .mode = "shm", .ifname = "" };
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct child c = { 0 };
 	struct layout l;
 	pid_t parent = getpid();
@@ -439,9 +430,8 @@ int main(int argc, char **argv)
 	r.quiet = o.quiet;
 	if (bench_init(&r))
 		return 1;
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		die(errno, "sigaction");
-	pin(o.cpu_a);
+	if (bench_on_stop(on_signal) || bench_pin(o.cpu_a))
+		return 1;
 
 	c.pid = fork();
 	if (c.pid < 0)

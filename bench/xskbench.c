@@ -181,12 +181,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc - 1 || !o->ifname)
 		usage();
-	for (c = ARRAY_SIZE(bench_name) - 1; c > 0; c--)
+	for (c = 0; c < (int)ARRAY_SIZE(bench_name); c++)
 		if (!strcmp(argv[optind], bench_name[c]))
 			break;
-	o->bench = c;
-	if (strcmp(argv[optind], bench_name[c]))
+	if (c == (int)ARRAY_SIZE(bench_name))
 		usage();
+	o->bench = c;
 	if ((o->bench == ATTACH || o->bench == DETACH) && !o->pin)
 		usage();
 	if (!is_pow2(o->frame_size) || !is_pow2(o->ring_size) ||
@@ -597,9 +597,6 @@ static void xsk_stats(const struct opts *o, struct xsk *x, struct bench_run *r)
 
 static int prepare(const struct opts *o, struct bench_run *r)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	cpu_set_t set;
-
 	r->tool = "xskbench";
 	r->bench = bench_name[o->bench];
 	r->mode = o->drv ? "xdp-drv" : "xdp-skb";
@@ -612,15 +609,9 @@ static int prepare(const struct opts *o, struct bench_run *r)
 	r->quiet = o->quiet;
 	if (bench_init(r))
 		return -1;
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return bench_fail(errno, "sigaction");
-	if (o->cpu == NO_CPU)
-		return 0;
-	CPU_ZERO(&set);
-	CPU_SET(o->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return bench_fail(errno, "sched_setaffinity to CPU %u", o->cpu);
-	return 0;
+	if (bench_on_stop(on_signal))
+		return -1;
+	return o->cpu == NO_CPU ? 0 : bench_pin(o->cpu);
 }
 
 int main(int argc, char **argv)

@@ -19,7 +19,7 @@ import sys
 
 MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
-    ('xdp-skb', 'AF_XDP skb'), ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
+    ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
 ]
 ROWS = [  # row id, bench, pkt_size, inflight
     ('rxdrop 64B', 'rxdrop', 64, 0), ('rxdrop 1500B', 'rxdrop', 1500, 0),
@@ -101,12 +101,21 @@ def ratio(ref):
     return cell
 
 
+def measured_runs(rows):
+    """The runs each cell has: "3", or "2-3" where some failed."""
+    n = sorted({len(c['runs']) for r in rows for c in r['cells'].values()})
+    if not n:
+        return '0'
+    return str(n[0]) if n[0] == n[-1] else '%d-%d' % (n[0], n[-1])
+
+
 def markdown(rows, meta, failed):
     cols = columns(rows)
     out = ['# AF_PACKET V4 benchmark, %s' % meta['date'], '',
-           'Kernel %s, %s; %d runs of %d s per cell, all in one boot. '
-           'Only the ratios mean something: the machine is emulated.' %
-           (meta['release'], meta['machine'], meta['runs'], meta['secs'])]
+           'Kernel %s, %s; %s runs of %d s per cell (%d asked), all in one '
+           'boot. Only the ratios mean something: the machine is emulated.' %
+           (meta['release'], meta['machine'], measured_runs(rows),
+            meta['secs'], meta['runs'])]
     out += table('Packets per second: median (min-max), thousands', rows,
                  cols, lambda c: '%s (%s-%s)' % (
                      kpps(c['median']), kpps(c['min']), kpps(c['max'])))
@@ -179,13 +188,16 @@ def chart(rows, meta, path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('results')
-    ap.add_argument('--release', default='?')
-    ap.add_argument('--secs', type=int, default=0)
-    ap.add_argument('--runs', type=int, default=0)
-    ap.add_argument('--machine', default='QEMU TCG, 2 vCPUs')
+    ap.add_argument('--release')
+    ap.add_argument('--secs', type=int)
+    ap.add_argument('--runs', type=int)
+    ap.add_argument('--machine')
     ap.add_argument('--date', help='the heading, default: the folder name')
     a = ap.parse_args()
 
+    meta = {'date': os.path.basename(os.path.normpath(a.results)),
+            'release': '?', 'machine': 'QEMU TCG, 2 vCPUs', 'secs': 0,
+            'runs': 0}
     path = os.path.join(a.results, 'vm', 'runs.jsonl')
     if os.path.exists(path):
         runs, failed = load(path)
@@ -194,10 +206,11 @@ def main():
         with open(os.path.join(a.results, 'bench.json')) as f:
             kept = json.load(f)
         runs, failed = kept['runs'], kept['failed']
+        meta.update(kept.get('meta', {}))
+    for k in meta:
+        if getattr(a, k) is not None:
+            meta[k] = getattr(a, k)
     rows = summarize(runs)
-    meta = {'date': a.date or os.path.basename(os.path.normpath(a.results)),
-            'release': a.release, 'machine': a.machine, 'secs': a.secs,
-            'runs': a.runs}
     with open(os.path.join(a.results, 'bench.json'), 'w') as f:
         json.dump({'meta': meta, 'rows': rows, 'runs': runs,
                    'failed': failed}, f, indent=1)

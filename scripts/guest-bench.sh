@@ -134,13 +134,20 @@ one() {
 	record "$bench $size B $mode" "${cmd[@]}"
 	pktgen_stop
 	if [ "${mode%-*}" = xdp ]; then
-		"$xskbench" detach -i tp4a -m "${mode#xdp-}" -M "$pin"
+		# A program left on tp4a would change every later run's path.
+		if ! "$xskbench" detach -i tp4a -m "${mode#xdp-}" -M "$pin"; then
+			echo "bench: XDP detach failed: stopping"
+			exit 1
+		fi
 	fi
 }
 
 nmodes=$(echo $modes | wc -w)
 pp_modes="v2 v3 v4"
-total=$((runs * (3 * 2 * nmodes + 2 * 3 + 2)))
+npp=$(echo $pp_modes | wc -w)
+# A round: 3 benchmarks x 2 sizes x the modes, and 2 ping-pongs x (the
+# ping-pong modes and shm).
+total=$((runs * (3 * 2 * nmodes + 2 * (npp + 1))))
 echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes"
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"

@@ -7,6 +7,9 @@ each kselftest-harness program and the exit status of each plain test
 program, and checks the kernel log for splats. Prints one line per test and
 a last line "N passed, N failed, N skipped"; exits 1 when a test failed,
 when no test ran, or when the kernel log has a splat.
+
+results.py --splats LOG: only the splat check, for any kernel log (make
+bench's console); prints the first splats, exits 1 if there is one.
 """
 import os
 import re
@@ -20,7 +23,18 @@ STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 TAP = re.compile(r'^(not )?ok (\d+) (.*?)(\s+#\s*(SKIP|skip)\b.*)?$')
 
 
+def splats(path):
+    """The splat lines of a kernel log (or console), stamps taken off."""
+    with open(path, errors='replace') as f:
+        lines = [STAMP.sub('', l.rstrip('\n')) for l in f]
+    return [l for l in lines if SPLAT.match(l)]
+
+
 def main():
+    if sys.argv[1] == '--splats':
+        found = splats(sys.argv[2])
+        print('\n'.join(found[:5]))
+        return 1 if found else 0
     dmesg_path, testdir = sys.argv[1], sys.argv[2]
     results = []  # (verdict, name, detail)
 
@@ -104,11 +118,11 @@ def main():
                         'exit %s' % parts[2] if len(parts) > 2 else '')
 
     # The kernel log must be clean.
-    splats = [l for l in dmesg if SPLAT.match(l)]
+    found = [l for l in dmesg if SPLAT.match(l)]
     if not dmesg:
         add('FAIL', 'kernel log', 'no kernel log from the guest')
-    elif splats:
-        add('FAIL', 'kernel log: no splat', '; '.join(splats[:5]))
+    elif found:
+        add('FAIL', 'kernel log: no splat', '; '.join(found[:5]))
     else:
         add('PASS', 'kernel log: no splat')
 

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 TPBENCH, BENCH_ALL = (os.path.abspath(a) for a in sys.argv[1:3])
@@ -185,11 +186,12 @@ def _():
 
 @test('bench_all.sh: the V2/V3/V4 table')
 def _():
-    d = subprocess.run(['mktemp', '-d'], capture_output=True, text=True,
-                       check=True).stdout.strip()
-    p = subprocess.run([BENCH_ALL, 'tpka', '', '1'], capture_output=True,
-                       text=True, cwd=d, timeout=120,
-                       env=dict(os.environ, TPBENCH=TPBENCH))
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([BENCH_ALL, 'tpka', '', '1'], capture_output=True,
+                           text=True, cwd=d, timeout=120,
+                           env=dict(os.environ, TPBENCH=TPBENCH))
+        with open(os.path.join(d, 'bench_all.json')) as f:
+            modes = [json.loads(l)['mode'] for l in f]
     eq('exit', p.returncode, 0)
     lines = p.stdout.splitlines()
     eq('heading', lines[0].split(), ['benchmark', 'V2', 'V3', 'V4'])
@@ -197,8 +199,6 @@ def _():
     tx = lines[2].split()[1:]
     if len(tx) != 3 or any(float(x) <= 0 for x in tx):
         raise AssertionError('txpush row: %r' % lines[2])
-    with open(os.path.join(d, 'bench_all.json')) as f:
-        modes = [json.loads(l)['mode'] for l in f]
     eq('json modes', modes, ['v2', 'v3', 'v4'] * 3)
 
 
