@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base tree series kernel vm check-series test bench clean
+.PHONY: help deps base tree series kernel vm check-series test bench check-newest clean
 
 help:
 	@sed -n 's/^## //p' $(lastword $(MAKEFILE_LIST))
@@ -48,6 +48,11 @@ test:
 ##                    build/results/<time>/bench.{md,json,png} (BENCH_SECS, BENCH_RUNS)
 bench:
 	@$(S)/bench.sh
+
+## make check-newest  the series on the newest linux-source-7.* of Debian unstable:
+##                    (applies, builds warning-free, boots, KUnit + tpacket4 tests)
+check-newest:
+	@$(S)/check-newest.sh
 
 ## make clean         remove build/ (keeps the download cache in ~/.cache/tp4)
 clean:

@@ -105,19 +105,10 @@ restore
 "$TOP/scripts/kconfig.sh" "$KIND"
 
 # --- 3. W=1 and sparse against the base ------------------------------------------
-# warnings <rev> <out>: the W=1 and sparse warnings of the touched directories
-# at <rev>, without line numbers, sorted.
+# warnings <rev> <out>: the W=1 and sparse warnings of the touched
+# directories at <rev> (lib.sh), then back to the branch.
 warnings() {
-	local rev=$1 out=$2 d
-	git -C "$TREE" checkout -q --detach "$rev"
-	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
-	: >"$out.log"
-	for d in $dirs; do
-		[ -d "$TREE/$d" ] || continue
-		kmake "$KIND" W=1 C=1 "$d/" >>"$out.log" 2>&1 || true
-	done
-	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" |
-		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
+	dir_warnings "$KIND" "$1" "$2" $dirs
 	restore
 	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
 }

@@ -123,3 +123,21 @@ tree_state() {
 remember_sync() {
 	export_series "$TREE/.git/tp4-exported"
 }
+
+# dir_warnings <kind> <rev> <out> <dir>...: check out <rev> in the tree, and
+# write to <out> the W=1 and sparse (C=1) warnings of building the <dir>s
+# with the config of <kind>, without line numbers, sorted (<out>.log has
+# the whole output). The caller checks its branch out again.
+dir_warnings() {
+	local kind=$1 rev=$2 out=$3 d
+	shift 3
+	git -C "$TREE" checkout -q --detach "$rev"
+	"$TOP/scripts/kconfig.sh" "$kind" 2>/dev/null
+	: >"$out.log"
+	for d in "$@"; do
+		[ -d "$TREE/$d" ] || continue
+		kmake "$kind" W=1 C=1 "$d/" >>"$out.log" 2>&1 || true
+	done
+	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" |
+		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
+}
