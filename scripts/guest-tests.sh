@@ -19,13 +19,19 @@ in_netns() {
 	timeout 600 unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$@"
 }
 
+# report TAP: the results, with the reason of each failure (the harness's
+# "# file.c:line:test:..." lines, tpbench-check's "# ...Error: ...").
+report() {
+	grep -E '^(not )?ok |^# [^ ]+\.c:[0-9]+:|^# [A-Za-z]+Error: ' "$1"
+}
+
 for t in "$bin"/tpacket4/tp4_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# running $name"
 	( cd "$bin/tpacket4" && in_netns "./$name" ) >"$out/$name.tap" 2>&1
 	echo "# $name exited $?"
-	grep -E '^(not )?ok ' "$out/$name.tap"
+	report "$out/$name.tap"
 done
 
 # tpbench (samples/tpacket4): what it reports against what the peer saw.
@@ -35,7 +41,7 @@ if [ -x "$bin/samples/tpbench" ]; then
 		"$bin/samples/tpbench" "$bin/samples/bench_all.sh" \
 		>"$out/tpbench.tap" 2>&1
 	echo "# tpbench-check exited $?"
-	grep -E '^(not )?ok ' "$out/tpbench.tap"
+	report "$out/tpbench.tap"
 fi
 
 for name in psock_tpacket psock_fanout txring_overwrite; do

@@ -23,10 +23,19 @@ def sh(*cmd):
     subprocess.run(cmd, check=True)
 
 
-def rx_packets(dev):
+def stats(dev):
     p = subprocess.run(['ip', '-j', '-s', 'link', 'show', 'dev', dev],
                        capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)[0]['stats64']['rx']['packets']
+    return json.loads(p.stdout)[0]['stats64']
+
+
+def rx_packets(dev):
+    return stats(dev)['rx']['packets']
+
+
+def tx_dropped(dev):
+    """What veth_xmit() dropped: the peer's backlog was full."""
+    return stats(dev)['tx']['dropped']
 
 
 def run(*args, check=True):
@@ -103,13 +112,24 @@ setup()
 for v in ('2', '3', '4'):
     @test('v%s txpush: the peer receives exactly what tpbench counts' % v)
     def _():
-        before = rx_packets('tpkb')
+        before, dropped = rx_packets('tpkb'), tx_dropped('tpka')
         r = run('-i', 'tpka', '--txpush', '-v', v, '-d', '2', '-q')
         eq('mode', r['mode'], 'v' + v)
-        if r['packets'] <= 0 or r['errors']:
-            raise AssertionError('packets %d errors %d' %
-                                 (r['packets'], r['errors']))
-        eq('peer rx_packets', rx_packets('tpkb') - before, r['packets'])
+        received = rx_packets('tpkb') - before
+        dropped = tx_dropped('tpka') - dropped
+        if r['packets'] <= 0:
+            raise AssertionError('packets %d' % r['packets'])
+        # When softirqs fall behind (ksoftirqd, under emulation), the
+        # peer's backlog fills and veth_xmit() drops with NET_XMIT_DROP.
+        # V4 completes those descriptors with ENOBUFS: tpbench counts
+        # them as errors. V2/V3 cannot tell: the frame is just free.
+        if v == '4':
+            eq('peer rx_packets', received, r['packets'])
+            eq('errors (tx_dropped)', r['errors'], dropped)
+        else:
+            eq('peer rx_packets + tx_dropped', received + dropped,
+               r['packets'])
+            eq('errors', r['errors'], 0)
         eq('samples', len(r['samples']), 2)
         if min(r['samples']) <= 0:
             raise AssertionError('samples %r' % r['samples'])
@@ -117,20 +137,29 @@ for v in ('2', '3', '4'):
     @test('v%s rxdrop: received + dropped = sent (1500 bytes)' % v)
     def _():
         rx = start('tpkb', '--rxdrop', '-v', v)
+        lost = tx_dropped('tpka')
         tx = run('-i', 'tpka', '--txpush', '-v', '2', '-d', '1', '-s',
                  '1500', '-q')
         r = finish(rx)
-        eq('received + dropped', r['packets'] + r['drops'], tx['packets'])
+        lost = tx_dropped('tpka') - lost
+        eq('received + dropped + lost on the way', r['packets'] + r['drops'] +
+           lost, tx['packets'])
         eq('bytes', r['bytes'], 1500 * r['packets'])
 
     @test('v%s l2fwd: forwarded + dropped = sent, all come back' % v)
     def _():
         fwd = start('tpka', '--l2fwd', '-v', v)
         before = rx_packets('tpkb')
+        lost_a, lost_b = tx_dropped('tpka'), tx_dropped('tpkb')
         tx = run('-i', 'tpkb', '--txpush', '-v', '2', '-d', '1', '-q')
         r = finish(fwd)
-        eq('forwarded + dropped', r['packets'] + r['drops'], tx['packets'])
-        eq('back at the sender', rx_packets('tpkb') - before, r['packets'])
+        lost_a = tx_dropped('tpka') - lost_a
+        lost_b = tx_dropped('tpkb') - lost_b
+        eq('forwarded + dropped + lost on the way',
+           r['packets'] + r['drops'] + lost_b, tx['packets'])
+        eq('back at the sender + lost on the way back',
+           rx_packets('tpkb') - before + lost_a, r['packets'])
+        eq('errors', r['errors'], lost_a if v == '4' else 0)
 
     for n in ('1', '64'):
         @test('v%s ping-pong with %s in flight' % (v, n))
