@@ -21,12 +21,17 @@ MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
     ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
 ]
-ROWS = [  # row id, bench, pkt_size, inflight
-    ('rxdrop 64B', 'rxdrop', 64, 0), ('rxdrop 1500B', 'rxdrop', 1500, 0),
-    ('txpush 64B', 'txpush', 64, 0), ('txpush 1500B', 'txpush', 1500, 0),
-    ('l2fwd 64B', 'l2fwd', 64, 0), ('l2fwd 1500B', 'l2fwd', 1500, 0),
-    ('l2fwd-1 ping-pong', 'pingpong', 64, 1),
-    ('l2fwd-64 ping-pong', 'pingpong', 64, 64),
+ROWS = [  # row id, bench, pkt_size, inflight, poll
+    ('rxdrop 64B', 'rxdrop', 64, 0, False),
+    ('rxdrop 1500B', 'rxdrop', 1500, 0, False),
+    ('rxdrop-poll 64B', 'rxdrop', 64, 0, True),
+    ('rxdrop-poll 1500B', 'rxdrop', 1500, 0, True),
+    ('txpush 64B', 'txpush', 64, 0, False),
+    ('txpush 1500B', 'txpush', 1500, 0, False),
+    ('l2fwd 64B', 'l2fwd', 64, 0, False),
+    ('l2fwd 1500B', 'l2fwd', 1500, 0, False),
+    ('l2fwd-1 ping-pong', 'pingpong', 64, 1, False),
+    ('l2fwd-64 ping-pong', 'pingpong', 64, 64, False),
 ]
 
 
@@ -51,12 +56,13 @@ def load(path):
 
 def summarize(runs):
     rows = []
-    for name, bench, size, inflight in ROWS:
+    for name, bench, size, inflight, poll in ROWS:
         cells = {}
         for mode, _ in MODES:
             pps = [r['pps'] for r in runs
                    if r['bench'] == bench and r['mode'] == mode and
-                   r['pkt_size'] == size and r.get('inflight', 0) == inflight]
+                   r['pkt_size'] == size and r.get('inflight', 0) == inflight
+                   and r.get('poll', False) == poll]
             if pps:
                 cells[mode] = {'median': statistics.median(pps),
                                'min': min(pps), 'max': max(pps),
@@ -123,7 +129,9 @@ def markdown(rows, meta, failed):
     out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair from CPU 0, '
             'the benchmark runs on the other end on CPU 1 (the receive path '
-            'up to its ring runs in pktgen\'s softirq, CPU 0). txpush: sends '
+            'up to its ring runs in pktgen\'s softirq, CPU 0); rxdrop-poll: '
+            'the same with a reader that sleeps in poll() when its ring is '
+            'empty, as tcpdump does, instead of spinning. txpush: sends '
             'on a veth from CPU 1. '
             'l2fwd-N: N packets ping-ponged between two processes on the two '
             'ends of a veth pair; shm ring: the same between two processes '

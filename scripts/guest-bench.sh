@@ -8,6 +8,7 @@
 #                  benchmark receives on tp4a on CPU 1 (the receive path up
 #                  to the socket's ring runs in pktgen's softirq, CPU 0);
 #   txpush         the benchmark sends on tp4a from CPU 1;
+#   rxdrop-poll    rxdrop with a reader that sleeps in poll() when idle;
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
@@ -102,16 +103,19 @@ print(json.dumps({"failed": True, "label": sys.argv[1], "exit": int(sys.argv[2])
 	rm -f "$err"
 }
 
-# one BENCH MODE SIZE: one run of a socket benchmark on tp4a.
+# one BENCH MODE SIZE: one run of a socket benchmark on tp4a. rxdrop-poll
+# is rxdrop with a reader that sleeps in poll() when idle (tpbench only).
 one() {
 	local bench=$1 mode=$2 size=$3 cmd
 	case $mode in
 	v4zc) cmd=("$tpbench" -v 4 -z 0) ;;
 	v*) cmd=("$tpbench" -v "${mode#v}") ;;
-	xdp-*) cmd=("$xskbench" "$bench" -m "${mode#xdp-}") ;;
+	xdp-*) [ "$bench" = rxdrop-poll ] && return
+	       cmd=("$xskbench" "$bench" -m "${mode#xdp-}") ;;
 	esac
 	case $mode in
-	v*) cmd+=("--$bench" -q) ;;
+	v*) cmd+=("--${bench%-poll}" -q)
+	    [ "$bench" = rxdrop-poll ] && cmd+=(--poll) ;;
 	*) cmd+=(-Q) ;;
 	esac
 	cmd+=(-i tp4a -s "$size" -d "$secs" -c 1)
@@ -145,13 +149,14 @@ one() {
 nmodes=$(echo $modes | wc -w)
 pp_modes="v2 v3 v4"
 npp=$(echo $pp_modes | wc -w)
-# A round: 3 benchmarks x 2 sizes x the modes, and 2 ping-pongs x (the
-# ping-pong modes and shm).
-total=$((runs * (3 * 2 * nmodes + 2 * (npp + 1))))
+# A round: 3 benchmarks x 2 sizes x the modes, rxdrop-poll x 2 sizes x
+# the tpbench modes, and 2 ping-pongs x (the ping-pong modes and shm).
+ntp=$(echo $modes | wc -w); ntp=$((ntp - 1))
+total=$((runs * (3 * 2 * nmodes + 2 * ntp + 2 * (npp + 1))))
 echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes"
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
-	for bench in rxdrop txpush l2fwd; do
+	for bench in rxdrop rxdrop-poll txpush l2fwd; do
 		for size in 64 1500; do
 			for mode in $modes; do
 				one "$bench" "$mode" "$size"
