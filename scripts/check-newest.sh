@@ -86,7 +86,6 @@ KERNEL_SRC=$tarball FORCE=1 "$TOP/scripts/tree.sh"
 
 # --- 4. build, warnings ----------------------------------------------------------
 KIND=debug
-obj=$BUILD/obj-$KIND
 build_kernel $KIND check-newest
 say "check-newest: kernel built ($(elapsed))"
 fail=0
@@ -111,34 +110,16 @@ else
 fi
 kmake $KIND >/dev/null 2>&1 || die "check-newest: the kernel does not build again"
 
-bin=$BUILD/selftests
-rm -rf "$bin"; mkdir -p "$bin/tpacket4"
-kmake $KIND -s headers >/dev/null
-make -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
-	KHDR_INCLUDES="-isystem $obj/usr/include" >"$state/selftests.log" 2>&1 ||
-	{ tail -20 "$state/selftests.log"; die "check-newest: the selftests do not build"; }
-if grep -E '(warning|error):' "$state/selftests.log"; then
-	warn "check-newest: the selftests build with warnings"
-	fail=1
-fi
-[ -x "$obj/samples/tpacket4/tpbench" ] || { warn "check-newest: tpbench was not built"; fail=1; }
+build_tests $KIND check-newest
 
 # --- 5. boot and test -----------------------------------------------------------
-say "check-newest: booting $pkg $version to run the tests ($(elapsed))"
-out=$BUILD/vm/test
-set +e
-VM_OUT=$out KIND=$KIND VM_TIMEOUT=${VM_TIMEOUT:-2400} \
-	"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $bin $out/tests"
-vrc=$?
-python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" | tee "$out/summary.txt"
-rc=${PIPESTATUS[0]}
-set -e
-[ $vrc = 0 ] || { warn "check-newest: the test VM exited $vrc"; rc=1; }
+rc=0
+run_tests $KIND check-newest || rc=$?
 [ $fail = 0 ] || rc=1
 if [ $rc = 0 ]; then
 	say "check-newest: $pkg $version passed in $(elapsed)"
 else
 	warn "check-newest: $pkg $version FAILED after $(elapsed)"
 fi
-tail -n 1 "$out/summary.txt"
+tail -n 1 "$BUILD/vm/test/summary.txt"
 exit $rc

@@ -138,6 +138,59 @@ dir_warnings() {
 		[ -d "$TREE/$d" ] || continue
 		kmake "$kind" W=1 C=1 "$d/" >>"$out.log" 2>&1 || true
 	done
-	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" |
+	# None at all is no failure.
+	{ grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" || true; } |
 		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
+}
+
+# build_tests <kind> <who>: into $BUILD/selftests, what the test VM
+# runs against the <kind> kernel: the tpacket4 selftests, tpbench and
+# bench_all.sh (built with the kernel; tpbench must also build on its own
+# against the installed headers), the upstream AF_PACKET selftests. Dies
+# if ours build with a warning.
+build_tests() {
+	local kind=$1 who=$2 obj=$BUILD/obj-$1 bin=$BUILD/selftests t
+	local log=$BUILD/selftests.log
+	rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4"
+	kmake "$kind" -s headers >/dev/null
+	make -s -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
+		KHDR_INCLUDES="-isystem $obj/usr/include" >"$log" 2>&1 ||
+		{ tail -20 "$log"; die "$who: the selftests do not build"; }
+	if [ -f "$TREE/samples/tpacket4/Makefile" ]; then
+		make -s -C "$TREE/samples/tpacket4" KHDR="$obj/usr/include" \
+			CFLAGS="-O2 -Werror" >>"$log" 2>&1 ||
+			{ tail -20 "$log"; die "$who: tpbench does not build on its own"; }
+		make -s -C "$TREE/samples/tpacket4" clean
+	fi
+	! grep -E '(warning|error):' "$log" >&2 ||
+		die "$who: the selftests build with warnings ($log)"
+	if [ -x "$obj/samples/tpacket4/tpbench" ]; then
+		mkdir -p "$bin/samples"
+		cp "$obj/samples/tpacket4/tpbench" "$TREE/samples/tpacket4/bench_all.sh" \
+			"$bin/samples/"
+	fi
+	for t in psock_tpacket psock_fanout txring_overwrite; do
+		gcc -Wall -O2 -isystem "$obj/usr/include" \
+			-I"$TREE/tools/testing/selftests" -o "$bin/net/$t" \
+			"$TREE/tools/testing/selftests/net/$t.c"
+	done
+}
+
+# run_tests <kind> <who>: boots the <kind> kernel once to run what
+# build_tests built (guest-tests.sh), then the verdict (results.py), whose
+# last line is "N passed, N failed, N skipped". Returns 0 if all passed.
+# Call it as "run_tests ... || rc=$?": it goes on after a failed step.
+run_tests() {
+	local kind=$1 who=$2 out=$BUILD/vm/test vrc rc
+	say "$who: booting the $kind kernel to run the tests ($(elapsed))"
+	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} \
+		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $BUILD/selftests $out/tests"
+	vrc=$?
+	[ $vrc = 0 ] || warn "$who: the test VM exited $vrc"
+	say "$who: results ($(elapsed)); logs in $out"
+	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" >"$out/summary.txt"
+	rc=$?
+	cat "$out/summary.txt"
+	[ $vrc = 0 ] || rc=1
+	return $rc
 }
