@@ -89,25 +89,10 @@ KIND=debug
 build_kernel $KIND check-newest
 say "check-newest: kernel built ($(elapsed))"
 fail=0
-dirs=$(git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- '*.c' |
-	grep -vE '^(tools|samples|Documentation)/' | xargs -r -n1 dirname | sort -u)
 state=$BUILD/check
 mkdir -p "$state"
 # shellcheck disable=SC2086
-dir_warnings $KIND "$BASE_TAG" "$state/warnings-base" $dirs
-git -C "$TREE" checkout -q "$BRANCH"
-# shellcheck disable=SC2086
-dir_warnings $KIND "$BRANCH" "$state/warnings-head" $dirs
-git -C "$TREE" checkout -q "$BRANCH"
-"$TOP/scripts/kconfig.sh" $KIND 2>/dev/null
-new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
-if [ -n "$new" ]; then
-	printf '%s\n' "$new" | sed 's/^/  new: /' >&2
-	warn "check-newest: the series adds W=1/sparse warnings on $pkg ($state/warnings-head.log)"
-	fail=1
-else
-	say "check-newest: no new W=1 or sparse warnings in $(echo $dirs)"
-fi
+new_warnings $KIND check-newest "$state" $(touched_dirs) || fail=1
 kmake $KIND >/dev/null 2>&1 || die "check-newest: the kernel does not build again"
 
 build_tests $KIND check-newest

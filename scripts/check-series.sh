@@ -56,11 +56,6 @@ trap restore EXIT
 "$TOP/scripts/kconfig.sh" "$KIND"
 cfg=$(sha256sum "$obj/.config" | cut -c1-16)
 
-touched_dirs() {
-	git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- '*.c' |
-		grep -vE '^(tools|samples|Documentation)/' | xargs -r -n1 dirname | sort -u
-}
-
 # Build the tpacket4 selftests against the kernel headers of the checked-out
 # prefix; our own test code must be warning-free.
 build_selftests() {
@@ -105,13 +100,6 @@ restore
 "$TOP/scripts/kconfig.sh" "$KIND"
 
 # --- 3. W=1 and sparse against the base ------------------------------------------
-# warnings <rev> <out>: the W=1 and sparse warnings of the touched
-# directories at <rev> (lib.sh), then back to the branch.
-warnings() {
-	dir_warnings "$KIND" "$1" "$2" $dirs
-	restore
-	"$TOP/scripts/kconfig.sh" "$KIND" 2>/dev/null
-}
 dirs=$(touched_dirs)
 if [ $fail = 0 ] && [ -n "$dirs" ]; then
 	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")-$cfg
@@ -119,16 +107,11 @@ if [ $fail = 0 ] && [ -n "$dirs" ]; then
 		say "check-series: W=1 and sparse (checked before): no new warnings"
 	else
 		say "check-series: W=1 and sparse on $(echo $dirs) against the base"
-		warnings "$BASE_TAG" "$state/warnings-base"
-		warnings "$BRANCH" "$state/warnings-head"
-		new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
-		if [ -n "$new" ]; then
-			printf '%s\n' "$new" | sed 's/^/  new: /' >&2
-			warn "check-series: the series adds W=1/sparse warnings (full logs in $state/warnings-head.log)"
-			fail=1
-		else
-			say "check-series: no new W=1 or sparse warnings ($(wc -l <"$state/warnings-base") in the base)"
+		# shellcheck disable=SC2086
+		if new_warnings "$KIND" check-series "$state" $dirs; then
 			touch "$state/warnings-$key"
+		else
+			fail=1
 		fi
 		# Put the objects back as the normal build makes them.
 		kmake "$KIND" >/dev/null 2>&1 || true

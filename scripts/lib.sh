@@ -194,3 +194,29 @@ run_tests() {
 	[ $vrc = 0 ] || rc=1
 	return $rc
 }
+
+# touched_dirs: the kernel directories whose .c files the series changes.
+touched_dirs() {
+	git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- '*.c' |
+		grep -vE '^(tools|samples|Documentation)/' | xargs -r -n1 dirname | sort -u
+}
+
+# new_warnings <kind> <who> <state> <dir>...: the W=1 and sparse warnings of
+# the <dir>s at the series' head that the base does not have (dir_warnings,
+# logs in <state>); prints them and returns 1 if there are any. Leaves the
+# branch checked out and the config of <kind> in place.
+new_warnings() {
+	local kind=$1 who=$2 state=$3 new
+	shift 3
+	dir_warnings "$kind" "$BASE_TAG" "$state/warnings-base" "$@"
+	dir_warnings "$kind" "$BRANCH" "$state/warnings-head" "$@"
+	git -C "$TREE" checkout -q "$BRANCH"
+	"$TOP/scripts/kconfig.sh" "$kind" 2>/dev/null
+	new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
+	if [ -n "$new" ]; then
+		printf '%s\n' "$new" | sed 's/^/  new: /' >&2
+		warn "$who: the series adds W=1/sparse warnings (full logs in $state/warnings-head.log)"
+		return 1
+	fi
+	say "$who: no new W=1 or sparse warnings in $* ($(wc -l <"$state/warnings-base") in the base)"
+}
