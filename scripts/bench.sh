@@ -7,7 +7,8 @@
 # report: build/results/<timestamp>/bench.json, bench.md, bench.png.
 #
 # BENCH_SECS (default 5) and BENCH_RUNS (default 3) set the length and the
-# number of each run; VM_TIMEOUT the boot's limit (default: from those).
+# number of each run, BENCH_ROWS and BENCH_MODES a part of the matrix (see
+# guest-bench.sh); VM_TIMEOUT the boot's limit (default: from those).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -40,7 +41,7 @@ say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))
 # dmesg.txt); only its warnings are shown among the progress lines.
 set +e
 VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
-	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
+	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
 	tee "$res/console.txt" |
 	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
 vrc=${PIPESTATUS[0]}

@@ -17,7 +17,9 @@
 #                  and shared memory, the ceiling.
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
 # "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
-# and BENCH_RUNS (default 3) set the length and the repetitions.
+# and BENCH_RUNS (default 3) set the length and the repetitions; BENCH_ROWS
+# (default "rxdrop rxdrop-poll txpush l2fwd pingpong") and BENCH_MODES
+# (default: all of this kernel's) a part of the matrix.
 set -u
 bin=$1
 out=$2
@@ -50,6 +52,10 @@ fi
 # XDP hits BUG_ON(skb_shared()) in pskb_expand_head() on them (kernel BUG,
 # panic); veth's native path copies a shared skb first.
 modes="$modes xdp-drv"
+rows=${BENCH_ROWS:-rxdrop rxdrop-poll txpush l2fwd pingpong}
+if [ -n "${BENCH_MODES:-}" ]; then
+	modes=$BENCH_MODES
+fi
 
 # pktgen_start SIZE / pktgen_stop: a flood from tp4b to tp4a, to a MAC
 # address nobody has and of an ethertype nobody handles: the stack drops
@@ -146,23 +152,37 @@ one() {
 	fi
 }
 
-nmodes=$(echo $modes | wc -w)
 pp_modes="v2 v3 v4"
-npp=$(echo $pp_modes | wc -w)
-# A round: 3 benchmarks x 2 sizes x the modes, rxdrop-poll x 2 sizes x
-# the tpbench modes, and 2 ping-pongs x (the ping-pong modes and shm).
-ntp=$(echo $modes | wc -w); ntp=$((ntp - 1))
-total=$((runs * (3 * 2 * nmodes + 2 * ntp + 2 * (npp + 1))))
-echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes"
+# A round: each socket benchmark x 2 sizes x the modes (rxdrop-poll: the
+# tpbench modes only), and 2 ping-pongs x (the ping-pong modes and shm).
+total=0
+for bench in $rows; do
+	for mode in $modes; do
+		case $bench-$mode in
+		pingpong-*|rxdrop-poll-xdp-*) ;;
+		*) total=$((total + 2)) ;;
+		esac
+	done
+done
+case " $rows " in
+*" pingpong "*) total=$((total + 2 * ($(echo $pp_modes | wc -w) + 1))) ;;
+esac
+total=$((runs * total))
+echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes; rows: $rows"
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
-	for bench in rxdrop rxdrop-poll txpush l2fwd; do
+	for bench in $rows; do
+		[ "$bench" = pingpong ] && continue
 		for size in 64 1500; do
 			for mode in $modes; do
 				one "$bench" "$mode" "$size"
 			done
 		done
 	done
+	case " $rows " in
+	*" pingpong "*) ;;
+	*) continue ;;
+	esac
 	for n in 1 64; do
 		for mode in $pp_modes; do
 			record "l2fwd-$n ping-pong $mode" "$tpbench" \
