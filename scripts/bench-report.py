@@ -6,7 +6,8 @@ Reads RESULTS/vm/runs.jsonl (one JSON line per run, from tpbench, xskbench
 and shmring, see scripts/guest-bench.sh) and writes, in RESULTS:
   bench.json  every run, and per row and mode the median, min, max and the
               ratio of the median to V3's;
-  bench.md    the same as two markdown tables (rates, ratios to V3);
+  bench.md    the same as markdown tables (rates, ratios of the medians to
+              V3 and V2, and the median of the round-by-round ratios to V3);
   bench.png   the chart: rates (log scale, min-max bars) and ratios to V3.
 Prints bench.md. Rates are packets per second; each row is measured in the
 same boot, so only ratios within it mean something.
@@ -67,11 +68,29 @@ def summarize(runs):
                 cells[mode] = {'median': statistics.median(pps),
                                'min': min(pps), 'max': max(pps),
                                'runs': pps}
+            # How often a --poll reader slept (tpbench's voluntary context
+            # switches), per thousand packets received.
+            sleeps = [1e3 * r['sleeps'] / r['packets'] for r in runs
+                      if r['bench'] == bench and r['mode'] == mode and
+                      r['pkt_size'] == size and poll and
+                      r.get('poll', False) and r.get('sleeps', -1) >= 0 and
+                      r['packets']]
+            if pps and sleeps:
+                cells[mode]['sleeps_per_k'] = statistics.median(sleeps)
         v2 = cells.get('v2', {}).get('median')
         v3 = cells.get('v3', {}).get('median')
         for c in cells.values():
             c['ratio_v3'] = c['median'] / v3 if v3 else None
             c['ratio_v2'] = c['median'] / v2 if v2 else None
+            # Run i of a mode and run i of V3 come from the same round,
+            # minutes apart at most: their ratio cancels much of a slow
+            # drift of the (emulating) host that the medians keep.
+            ref = cells.get('v3', {}).get('runs', [])
+            paired = [a / b for a, b in zip(c['runs'], ref) if b]
+            if paired and len(ref) == len(c['runs']):
+                c['paired_v3'] = {'median': statistics.median(paired),
+                                  'min': min(paired), 'max': max(paired),
+                                  'ratios': paired}
         if cells:
             rows.append({'row': name, 'bench': bench, 'pkt_size': size,
                          'inflight': inflight, 'cells': cells})
@@ -127,6 +146,17 @@ def markdown(rows, meta, failed):
                      kpps(c['median']), kpps(c['min']), kpps(c['max'])))
     out += table('Ratio of the medians to V3', rows, cols, ratio('v3'))
     out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
+    out += table('Ratio to V3 round by round: median (min-max)', rows, cols,
+                 lambda c: '%.2f (%.2f-%.2f)' % (
+                     c['paired_v3']['median'], c['paired_v3']['min'],
+                     c['paired_v3']['max']) if 'paired_v3' in c else '')
+    slept = [r for r in rows
+             if any('sleeps_per_k' in c for c in r['cells'].values())]
+    if slept:
+        out += table('Sleeps of the poll() reader per thousand packets '
+                     '(median)', slept, cols,
+                     lambda c: '%.1f' % c['sleeps_per_k']
+                     if 'sleeps_per_k' in c else '')
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair from CPU 0, '
             'the benchmark runs on the other end on CPU 1 (the receive path '
             'up to its ring runs in pktgen\'s softirq, CPU 0); rxdrop-poll: '
