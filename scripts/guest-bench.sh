@@ -9,6 +9,9 @@
 #                  to the socket's ring runs in pktgen's softirq, CPU 0);
 #   txpush         the benchmark sends on tp4a from CPU 1;
 #   rxdrop-poll    rxdrop with a reader that sleeps in poll() when idle;
+#                  V4 asks to be woken once 64 frames wait (SO_RCVLOWAT)
+#                  and polls with a 1 ms timeout: the batching and latency
+#                  of V3's blocks (64 frames, 1 ms timer) in tpbench;
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
@@ -121,7 +124,10 @@ one() {
 	esac
 	case $mode in
 	v*) cmd+=("--${bench%-poll}" -q)
-	    [ "$bench" = rxdrop-poll ] && cmd+=(--poll) ;;
+	    if [ "$bench" = rxdrop-poll ]; then
+		    cmd+=(--poll)
+		    [ "${mode:0:2}" = v4 ] && cmd+=(--lowat 64)
+	    fi ;;
 	*) cmd+=(-Q) ;;
 	esac
 	cmd+=(-i tp4a -s "$size" -d "$secs" -c 1)
