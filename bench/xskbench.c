@@ -12,8 +12,13 @@
  *           out of the same interface from the same umem frame; a packet
  *           counts when it completes, and its frame returns to the fill ring
  *           through a free-frame stack
+ *   pingpong the veth ping-pong of the paper (tpbench --pingpong): a second
+ *           process runs l2fwd on the peer -P, this one sends -n packets
+ *           and then runs l2fwd; the packets go back and forth between the
+ *           two ends, and each one this end forwards counts
  *
  * "xskbench attach -M PIN" attaches the program and pins its XSKMAP at PIN,
+ * (pingpong: attach on both ends, the peer's map given with -N PIN2),
  * "xskbench detach -M PIN" undoes it, and a run given -M PIN uses that map
  * and neither attaches nor detaches: the harness keeps attach and detach
  * away from traffic (under QEMU's TCG, patching the XDP dispatcher while
@@ -54,7 +59,9 @@
 #include <stddef.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -66,9 +73,9 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NO_CPU		(~0U)
 
-enum bench { RXDROP, TXPUSH, L2FWD, ATTACH, DETACH };
+enum bench { RXDROP, TXPUSH, L2FWD, PINGPONG, ATTACH, DETACH };
 static const char *const bench_name[] = {
-	"rxdrop", "txpush", "l2fwd", "attach", "detach"
+	"rxdrop", "txpush", "l2fwd", "pingpong", "attach", "detach"
 };
 
 struct opts {
@@ -79,6 +86,9 @@ struct opts {
 	double seconds;
 	bool drv, use_poll, quiet;
 	const char *pin;	/* -M: the XSKMAP pinned by "attach" */
+	/* pingpong: the peer, its pinned XSKMAP and CPU; packets in flight */
+	const char *peer, *peer_pin;
+	unsigned int peer_cpu, inflight;
 };
 
 struct xsk {
@@ -109,6 +119,8 @@ static void __noreturn usage(void)
 	fputs("usage: xskbench rxdrop|txpush|l2fwd -i IFNAME [-m skb|drv]\n"
 	      "       [-q QUEUE] [-d SECONDS] [-b BATCH] [-f FRAME_SIZE]\n"
 	      "       [-s PKT_SIZE] [-r RING_SIZE] [-c CPU] [-p] [-Q] [-M PIN]\n"
+	      "       xskbench pingpong -i IFNAME -P PEER -n N -M PIN -N PIN2\n"
+	      "       [-C PEER_CPU] [options as above]\n"
 	      "       xskbench attach|detach -i IFNAME [-m skb|drv] -M PIN\n",
 	      stderr);
 	exit(1);
@@ -155,14 +167,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ 's', 14, 65536, &o->pkt_size },
 		{ 'r', 8, 32768, &o->ring_size },
 		{ 'c', 0, CPU_SETSIZE - 1, &o->cpu },
+		{ 'C', 0, CPU_SETSIZE - 1, &o->peer_cpu },
+		{ 'n', 1, 32768, &o->inflight },
 	};
 	int c;
 
-	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQM:")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQM:P:N:C:n:")) != -1) {
 		if (c == 'i') {
 			o->ifname = optarg;
 		} else if (c == 'M') {
 			o->pin = optarg;
+		} else if (c == 'P') {
+			o->peer = optarg;
+		} else if (c == 'N') {
+			o->peer_pin = optarg;
 		} else if (c == 'm') {
 			if (strcmp(optarg, "skb") && strcmp(optarg, "drv"))
 				usage();
@@ -188,6 +206,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		usage();
 	o->bench = c;
 	if ((o->bench == ATTACH || o->bench == DETACH) && !o->pin)
+		usage();
+	/* The harness attaches on both ends, away from the traffic. */
+	if (o->bench == PINGPONG &&
+	    (!o->peer || !o->pin || !o->peer_pin || !o->inflight ||
+	     o->inflight > o->ring_size / 2))
 		usage();
 	if (!is_pow2(o->frame_size) || !is_pow2(o->ring_size) ||
 	    o->pkt_size > o->frame_size || o->batch > o->ring_size) {
@@ -292,7 +315,7 @@ static int frames_setup(const struct opts *o, struct xsk *x)
 		*xsk_ring_prod__fill_addr(&x->fq, idx + i) =
 			(uint64_t)i * o->frame_size;
 	xsk_ring_prod__submit(&x->fq, n);
-	if (o->bench != L2FWD)
+	if (o->bench != L2FWD && o->bench != PINGPONG)
 		return 0;
 	x->stack = calloc(2 * n, sizeof(*x->stack));
 	x->txlen = calloc(2 * n, sizeof(*x->txlen));
@@ -595,6 +618,89 @@ static void xsk_stats(const struct opts *o, struct xsk *x, struct bench_run *r)
 			s.tx_invalid_descs);
 }
 
+/* The pinned XSKMAP of an "attach" gets the socket: @map_fd. */
+static int map_pinned(const struct opts *o, struct xsk *x, int *map_fd)
+{
+	int err;
+
+	*map_fd = bpf_obj_get(o->pin);
+	if (*map_fd < 0)
+		return bench_fail(errno, "bpf_obj_get %s", o->pin);
+	err = xsk_socket__update_xskmap(x->sock, *map_fd);
+	return err ? bench_fail(-err, "xsk_socket__update_xskmap") : 0;
+}
+
+/* The ping-pong's first packets: -n frames from the free stack. */
+static int pingpong_inject(const struct opts *o, struct xsk *x)
+{
+	uint32_t n = o->inflight, i, idx;
+
+	if (xsk_ring_prod__reserve(&x->tx, n, &idx) != n)
+		return bench_fail(ENOSPC, "TX ring reserve");
+	for (i = 0; i < n; i++) {
+		uint64_t f = x->stack[--x->nfree];
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+
+		bench_frame((uint8_t *)x->area + f, o->pkt_size);
+		x->txlen[f / o->frame_size] = o->pkt_size;
+		d->addr = f;
+		d->len = o->pkt_size;
+		d->options = 0;
+	}
+	xsk_ring_prod__submit(&x->tx, n);
+	return 0;
+}
+
+static int prepare(const struct opts *o, struct bench_run *r);
+
+/*
+ * The far end of the ping-pong: l2fwd on the peer, in a child process,
+ * until the parent stops it (SIGTERM, also when the parent dies). Returns
+ * its pid once its socket is ready, or -1.
+ */
+static pid_t start_peer(const struct opts *o)
+{
+	struct bench_run pr = { 0 };
+	struct xsk px = { .fd = -1 };
+	struct opts po = *o;
+	int ready[2], map_fd;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(ready))
+		return bench_fail(errno, "pipe");
+	pid = fork();
+	if (pid < 0)
+		return bench_fail(errno, "fork");
+	if (pid) {
+		close(ready[1]);
+		if (read(ready[0], &c, 1) != 1) {
+			waitpid(pid, NULL, 0);
+			pid = bench_fail(EPIPE, "the ping-pong peer did not start");
+		}
+		close(ready[0]);
+		return pid;
+	}
+	close(ready[0]);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM))
+		_exit(bench_fail(errno, "prctl"));
+	po.ifname = o->peer;
+	po.ifindex = if_nametoindex(o->peer);
+	po.pin = o->peer_pin;
+	po.cpu = o->peer_cpu;
+	po.quiet = true;
+	po.seconds = 24 * 3600;
+	if (!po.ifindex)
+		_exit(bench_fail(errno, "interface %s", o->peer));
+	if (prepare(&po, &pr) || umem_map(&po, &px) || xsk_open(&po, &px) ||
+	    frames_setup(&po, &px) || map_pinned(&po, &px, &map_fd))
+		_exit(1);
+	if (write(ready[1], &c, 1) != 1)
+		_exit(bench_fail(errno, "write"));
+	run(&po, &px, &pr);
+	_exit(0);
+}
+
 static int prepare(const struct opts *o, struct bench_run *r)
 {
 	r->tool = "xskbench";
@@ -605,6 +711,7 @@ static int prepare(const struct opts *o, struct bench_run *r)
 	r->frame_size = o->frame_size;
 	r->ring_size = o->ring_size;
 	r->batch = o->batch;
+	r->inflight = o->bench == PINGPONG ? o->inflight : 0;
 	r->seconds = o->seconds;
 	r->quiet = o->quiet;
 	if (bench_init(r))
@@ -622,7 +729,8 @@ int main(int argc, char **argv)
 	};
 	struct bench_run r = { 0 };
 	struct xsk x = { .fd = -1 };
-	int map_fd = -1, prog_fd = -1, ret = 1, err;
+	int map_fd = -1, prog_fd = -1, ret = 1, err, status;
+	pid_t peer = 0;
 
 	parse_args(argc, argv, &o);
 	o.ifindex = if_nametoindex(o.ifname);
@@ -632,8 +740,14 @@ int main(int argc, char **argv)
 	}
 	if (o.bench == ATTACH || o.bench == DETACH)
 		return attach_pinned(&o);
-	if (prepare(&o, &r) || umem_map(&o, &x) || xsk_open(&o, &x) ||
-	    frames_setup(&o, &x))
+	if (prepare(&o, &r))
+		goto out;
+	if (o.bench == PINGPONG) {
+		peer = start_peer(&o);
+		if (peer < 0)
+			goto out;
+	}
+	if (umem_map(&o, &x) || xsk_open(&o, &x) || frames_setup(&o, &x))
 		goto out;
 	if (o.pin) {
 		/* The program is attached already ("attach"): only the map. */
@@ -661,6 +775,8 @@ int main(int argc, char **argv)
 	}
 	if (!o.pin && xdp_attach(&o, prog_fd))
 		goto out;
+	if (o.bench == PINGPONG && pingpong_inject(&o, &x))
+		goto out;
 
 	run(&o, &x, &r);
 
@@ -676,9 +792,23 @@ int main(int argc, char **argv)
 		r.bytes = (uint64_t)((double)r.bytes * sent / r.packets);
 		r.packets = sent;
 	}
+	if (peer > 0) {
+		/* A peer that failed makes the run void. */
+		kill(peer, SIGTERM);
+		if (waitpid(peer, &status, 0) != peer || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			bench_fail(ECHILD, "the ping-pong peer failed");
+			ret = 1;
+		}
+		peer = 0;
+	}
 	if (!ret)
 		bench_report(&r);
 out:
+	if (peer > 0) {
+		kill(peer, SIGTERM);
+		waitpid(peer, NULL, 0);
+	}
 	xsk_close(&x);
 	if (x.area && munmap(x.area, x.area_len))
 		bench_fail(errno, "munmap");

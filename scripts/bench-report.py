@@ -79,9 +79,17 @@ def summarize(runs):
                 cells[mode]['sleeps_per_k'] = statistics.median(sleeps)
         v2 = cells.get('v2', {}).get('median')
         v3 = cells.get('v3', {}).get('median')
+        v4 = cells.get('v4', {}).get('median')
+        xdp = cells.get('xdp-drv', {}).get('median')
+        # V3's ping-pong waits for its block timer: its ratios say nothing
+        # there, so the ping-pong rows compare with the better of V2 and V3.
+        base = max(v2 or 0, v3 or 0) if bench == 'pingpong' else v3
         for c in cells.values():
             c['ratio_v3'] = c['median'] / v3 if v3 else None
             c['ratio_v2'] = c['median'] / v2 if v2 else None
+            c['ratio_ref'] = c['median'] / base if base else None
+            c['ratio_v4'] = c['median'] / v4 if v4 else None
+            c['ratio_xdp'] = c['median'] / xdp if xdp else None
             # Run i of a mode and run i of V3 come from the same round,
             # minutes apart at most: their ratio cancels much of a slow
             # drift of the (emulating) host that the medians keep.
@@ -119,6 +127,10 @@ def kpps(pps):
     return '%.0f' % k if k >= 10 else '%.2g' % k
 
 
+def fmt_ratio(v):
+    return '%.2f' % v if v is not None else ''
+
+
 def ratio(ref):
     def cell(c):
         v = c.get('ratio_' + ref)
@@ -144,8 +156,17 @@ def markdown(rows, meta, failed):
     out += table('Packets per second: median (min-max), thousands', rows,
                  cols, lambda c: '%s (%s-%s)' % (
                      kpps(c['median']), kpps(c['min']), kpps(c['max'])))
-    out += table('Ratio of the medians to V3', rows, cols, ratio('v3'))
+    out += table('Ratio of the medians to V3 (ping-pong rows: to the better '
+                 'of V2 and V3)', rows, cols, ratio('ref'))
     out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
+    zc = [r for r in rows if 'v4zc' in r['cells']]
+    if zc:
+        out += ['', '## V4+ZC: ratio of the medians to V4 copy mode and to '
+                'AF_XDP', '', '| benchmark | V4+ZC / V4 | V4+ZC / AF_XDP |',
+                '|---|---:|---:|']
+        out += ['| %s | %s | %s |' % (
+            r['row'], fmt_ratio(r['cells']['v4zc'].get('ratio_v4')),
+            fmt_ratio(r['cells']['v4zc'].get('ratio_xdp'))) for r in zc]
     out += table('Ratio to V3 round by round: median (min-max)', rows, cols,
                  lambda c: '%.2f (%.2f-%.2f)' % (
                      c['paired_v3']['median'], c['paired_v3']['min'],
@@ -169,9 +190,12 @@ def markdown(rows, meta, failed):
             'l2fwd-N: N packets ping-ponged between two processes on the two '
             'ends of a veth pair; shm ring: the same between two processes '
             'over shared memory, no kernel at all. AF_XDP: copy mode (XDP_COPY) '
-            'with veth\'s native XDP redirecting to it. V3 hands over whole '
+            'with veth\'s native XDP redirecting to it (ping-pong: on both '
+            'ends). V4+ZC: PACKET_ZEROCOPY on queue pair 0 (ping-pong: both '
+            'ends). V3 hands over whole '
             'blocks: with few packets in flight its ping-pong waits for the '
-            'block timer, hence the ratios to V2 as well.']
+            'block timer, hence the ping-pong rows\' ratios to the better of '
+            'V2 and V3.']
     if failed:
         out += ['', '## Failed runs', '']
         out += ['- %s (exit %s): %s' % (f.get('label', '?'), f.get('exit', '?'),
@@ -198,7 +222,8 @@ def chart(rows, meta, path):
             med.append(c['median'] / 1e3 if c else 0)
             lo.append((c['median'] - c['min']) / 1e3 if c else 0)
             hi.append((c['max'] - c['median']) / 1e3 if c else 0)
-            rat.append(c['ratio_v3'] if c and c['ratio_v3'] is not None else 0)
+            rat.append(c['ratio_ref'] if c and c['ratio_ref'] is not None
+                       else 0)
         ax1.bar(pos, med, width, yerr=[lo, hi], capsize=2, label=h)
         # Ratios beyond the axis (V3's ping-pong is timer-bound) are cut
         # at its top; every bar carries its value.
@@ -221,7 +246,8 @@ def chart(rows, meta, path):
     ax2.axhline(1.0, color='black', linewidth=0.8)
     ax2.set_yscale('log')
     ax2.set_ylim(0.1, RATIO_TOP * 3)
-    ax2.set_ylabel('ratio of medians to V3 (log, cut at %g)' % RATIO_TOP)
+    ax2.set_ylabel('ratio of medians to V3; ping-pong: to the better of '
+                   'V2 and V3 (log, cut at %g)' % RATIO_TOP, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 

@@ -16,8 +16,10 @@
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
 #   pingpong       l2fwd-1 and l2fwd-64: tpbench on tp4a (CPU 0) and its
-#                  peer on tp4b (CPU 1), V2, V3, V4; shmring, two processes
-#                  and shared memory, the ceiling.
+#                  peer on tp4b (CPU 1), V2, V3, V4 (and V4+ZC, both ends);
+#                  xskbench the same (AF_XDP copy mode, native XDP on both
+#                  ends); shmring, two processes and shared memory, the
+#                  ceiling.
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
 # "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
 # and BENCH_RUNS (default 3) set the length and the repetitions; BENCH_ROWS
@@ -37,7 +39,7 @@ xskbench=$bin/xskbench
 shmring=$bin/shmring
 pg=/proc/net/pktgen
 pin=/sys/fs/bpf/tp4bench_xsks
-rm -f "$pin"
+rm -f "$pin" "$pin.b"
 
 ip link add tp4a type veth peer name tp4b || exit 1
 for d in tp4a tp4b; do
@@ -158,7 +160,44 @@ one() {
 	fi
 }
 
-pp_modes="v2 v3 v4"
+# Zero-copy ping-pong: both ends ask for queue pair 0. AF_XDP: both ends
+# with veth's native XDP.
+pp_modes=
+for m in v2 v3 v4 v4zc xdp-drv; do
+	case " $modes " in
+	*" $m "*) pp_modes="$pp_modes $m" ;;
+	esac
+done
+
+# pingpong_one N MODE: one ping-pong run between tp4a (CPU 0) and tp4b.
+pingpong_one() {
+	local n=$1 mode=$2 v
+	case $mode in
+	xdp-*)
+		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin" ||
+		   ! "$xskbench" attach -i tp4b -m "${mode#xdp-}" -M "$pin.b"; then
+			record "l2fwd-$n ping-pong $mode" false
+		else
+			record "l2fwd-$n ping-pong $mode" "$xskbench" pingpong \
+				-m "${mode#xdp-}" -i tp4a -P tp4b -n "$n" \
+				-M "$pin" -N "$pin.b" -c 0 -C 1 -d "$secs" -Q
+		fi
+		for d in tp4a tp4b; do
+			p=$pin
+			[ $d = tp4b ] && p=$pin.b
+			[ -e "$p" ] || continue
+			if ! "$xskbench" detach -i $d -m "${mode#xdp-}" -M "$p"; then
+				echo "bench: XDP detach failed: stopping"
+				exit 1
+			fi
+		done
+		return ;;
+	v4zc) v=(-v 4 -z 0) ;;
+	*) v=(-v "${mode#v}") ;;
+	esac
+	record "l2fwd-$n ping-pong $mode" "$tpbench" "${v[@]}" -i tp4a \
+		--pingpong "$n" --peer tp4b -c 0 -C 1 -d "$secs" -q
+}
 # A round: each socket benchmark x 2 sizes x the modes (rxdrop-poll: the
 # tpbench modes only), and 2 ping-pongs x (the ping-pong modes and shm).
 total=0
@@ -191,9 +230,7 @@ for round in $(seq "$runs"); do
 	esac
 	for n in 1 64; do
 		for mode in $pp_modes; do
-			record "l2fwd-$n ping-pong $mode" "$tpbench" \
-				-v "${mode#v}" -i tp4a --pingpong "$n" \
-				--peer tp4b -c 0 -C 1 -d "$secs" -q
+			pingpong_one "$n" "$mode"
 		done
 		record "l2fwd-$n ping-pong shm" "$shmring" -n "$n" -c 0,1 \
 			-d "$secs" -Q
