@@ -39,7 +39,9 @@ xskbench=$bin/xskbench
 shmring=$bin/shmring
 pg=/proc/net/pktgen
 pin=/sys/fs/bpf/tp4bench_xsks
-rm -f "$pin" "$pin.b"
+# bpffs refuses names with a dot (EPERM).
+pin_b=/sys/fs/bpf/tp4bench_xsks_b
+rm -f "$pin" "$pin_b"
 
 ip link add tp4a type veth peer name tp4b || exit 1
 for d in tp4a tp4b; do
@@ -175,16 +177,16 @@ pingpong_one() {
 	case $mode in
 	xdp-*)
 		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin" ||
-		   ! "$xskbench" attach -i tp4b -m "${mode#xdp-}" -M "$pin.b"; then
+		   ! "$xskbench" attach -i tp4b -m "${mode#xdp-}" -M "$pin_b"; then
 			record "l2fwd-$n ping-pong $mode" false
 		else
 			record "l2fwd-$n ping-pong $mode" "$xskbench" pingpong \
 				-m "${mode#xdp-}" -i tp4a -P tp4b -n "$n" \
-				-M "$pin" -N "$pin.b" -c 0 -C 1 -d "$secs" -Q
+				-M "$pin" -N "$pin_b" -c 0 -C 1 -d "$secs" -Q
 		fi
 		for d in tp4a tp4b; do
 			p=$pin
-			[ $d = tp4b ] && p=$pin.b
+			[ $d = tp4b ] && p=$pin_b
 			[ -e "$p" ] || continue
 			if ! "$xskbench" detach -i $d -m "${mode#xdp-}" -M "$p"; then
 				echo "bench: XDP detach failed: stopping"

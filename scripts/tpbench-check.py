@@ -178,22 +178,18 @@ for v in ('2', '3', '4', '4zc'):
                                      (r['packets'], r['samples']))
 
 
-@test('--zerocopy: a queue pair veth does not have: EINVAL, said, exit 1')
-def _():
-    p = run('-i', 'tpka', '--rxdrop', '-v', '4', '-z', '7', '-d', '1',
-            check=False)
-    eq('exit', p.returncode, 1)
-    eq('stderr', p.stderr.strip(),
-       'tpbench: PACKET_ZEROCOPY: tpka has no queue pair 7 (EINVAL)')
-
-
-@test('--zerocopy: a device without zero-copy (lo): EOPNOTSUPP, exit 1')
-def _():
-    p = run('-i', 'lo', '--rxdrop', '-v', '4', '-z', '0', '-d', '1',
-            check=False)
-    eq('exit', p.returncode, 1)
-    eq('stderr', p.stderr.strip(),
-       'tpbench: PACKET_ZEROCOPY: lo has no zero-copy support (EOPNOTSUPP)')
+# Refusals at bind(): the errno, said in words, exit 1.
+for name, ifname, qp, said in (
+        ('a queue pair veth does not have: EINVAL', 'tpka', '7',
+         'tpka has no queue pair 7 (EINVAL)'),
+        ('a device without zero-copy (lo): EOPNOTSUPP', 'lo', '0',
+         'lo has no zero-copy support (EOPNOTSUPP)')):
+    @test('--zerocopy: %s, exit 1' % name)
+    def _(ifname=ifname, qp=qp, said=said):
+        p = run('-i', ifname, '--rxdrop', '-v', '4', '-z', qp, '-d', '1',
+                check=False)
+        eq('exit', p.returncode, 1)
+        eq('stderr', p.stderr.strip(), 'tpbench: PACKET_ZEROCOPY: ' + said)
 
 
 @test('--zerocopy: a queue pair in use by another tpbench: EBUSY, exit 1')
