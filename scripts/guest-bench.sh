@@ -116,6 +116,12 @@ print(json.dumps({"failed": True, "label": sys.argv[1], "exit": int(sys.argv[2])
 	rm -f "$err"
 }
 
+# A run that could not start: the reason goes into the run's record.
+say_failed() {
+	echo "$*" >&2
+	return 1
+}
+
 # one BENCH MODE SIZE: one run of a socket benchmark on tp4a. rxdrop-poll
 # is rxdrop with a reader that sleeps in poll() when idle (tpbench only).
 one() {
@@ -145,7 +151,8 @@ one() {
 	# bpf_dispatcher_xdp_func, a panic).
 	if [ "${mode%-*}" = xdp ]; then
 		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin"; then
-			record "$bench $size B $mode" false
+			record "$bench $size B $mode" \
+				say_failed "xskbench attach failed (see above)"
 			return
 		fi
 		cmd+=(-M "$pin")
@@ -178,7 +185,8 @@ pingpong_one() {
 	xdp-*)
 		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin" ||
 		   ! "$xskbench" attach -i tp4b -m "${mode#xdp-}" -M "$pin_b"; then
-			record "l2fwd-$n ping-pong $mode" false
+			record "l2fwd-$n ping-pong $mode" \
+				say_failed "xskbench attach failed (see above)"
 		else
 			record "l2fwd-$n ping-pong $mode" "$xskbench" pingpong \
 				-m "${mode#xdp-}" -i tp4a -P tp4b -n "$n" \
