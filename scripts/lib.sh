@@ -26,8 +26,14 @@ PATH=$CACHE/venv/bin:$PATH
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 export CCACHE_BASEDIR=$TOP
 export CCACHE_NOHASHDIR=1
-CC_WRAP="ccache gcc"
-command -v ccache >/dev/null 2>&1 || CC_WRAP=gcc
+# The compiler, through ccache where there is one. Decided at each use, not
+# once here: on a fresh machine make deps installs ccache after test.sh has
+# sourced this file, and a kernel built once with "gcc" and once with
+# "ccache gcc" is rebuilt whole (kbuild sees the command line change).
+cc_wrap() {
+	if command -v ccache >/dev/null 2>&1; then echo "ccache gcc"; else echo gcc; fi
+}
+CC_WRAP=$(cc_wrap)
 
 say() { printf '==> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
@@ -36,8 +42,9 @@ die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 # kmake <kind> <make args...>: make in the tree with the O= directory of a
 # config kind (bench or debug).
 kmake() {
-	local kind=$1; shift
-	make -C "$TREE" O="$BUILD/obj-$kind" CC="$CC_WRAP" HOSTCC="$CC_WRAP" \
+	local kind=$1 cc; shift
+	cc=$(cc_wrap)
+	make -C "$TREE" O="$BUILD/obj-$kind" CC="$cc" HOSTCC="$cc" \
 		-j"$JOBS" "$@"
 }
 
