@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base tree series kernel vm check-series test bench check-newest clean
+.PHONY: help deps base tree series kernel vm check-series test bench check-newest pcap clean
 
 help:
 	@sed -n 's/^## //p' $(lastword $(MAKEFILE_LIST))
@@ -53,6 +53,11 @@ bench:
 ##                    (applies, builds warning-free, boots, KUnit + tpacket4 tests)
 check-newest:
 	@$(S)/check-newest.sh
+
+## make pcap          build/pcap/bin/tcpdump: Debian 12's libpcap and tcpdump with pcap/'s
+##                    patches (TPACKET_V4, zero-copy), static; the system's stay as they are
+pcap: deps
+	@$(S)/pcap.sh
 
 ## make clean         remove build/ (keeps the download cache in ~/.cache/tp4)
 clean:

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench-report.py RESULTS [--release R] [--secs S] [--runs N]
 
-Reads RESULTS/vm/runs.jsonl (one JSON line per run, from tpbench, xskbench
-and shmring, see scripts/guest-bench.sh) and writes, in RESULTS:
+Reads RESULTS/vm/runs.jsonl (one JSON line per run, from tpbench, xskbench,
+shmring and the capture row's tcpdump and pktgen runs, see
+scripts/guest-bench.sh) and writes, in RESULTS:
   bench.json  every run, and per row and mode the median, min, max and the
               ratio of the median to V3's;
   bench.md    the same as markdown tables (rates, ratios of the medians to
-              V3 and V2, and the median of the round-by-round ratios to V3);
+              V3 and V2, and the median of the round-by-round ratios to V3;
+              for the capture row, drops, what pktgen sent meanwhile and
+              which limit V4+ZC reached);
   bench.png   the chart: rates (log scale, min-max bars) and ratios to V3.
 Prints bench.md. Rates are packets per second; each row is measured in the
 same boot, so only ratios within it mean something.
@@ -21,6 +24,8 @@ import sys
 MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
     ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
+    # The capture row: pktgen alone, no capture: the ceiling.
+    ('pktgen', 'pktgen'),
 ]
 ROWS = [  # row id, bench, pkt_size, inflight, poll
     ('rxdrop 64B', 'rxdrop', 64, 0, False),
@@ -33,7 +38,13 @@ ROWS = [  # row id, bench, pkt_size, inflight, poll
     ('l2fwd 1500B', 'l2fwd', 1500, 0, False),
     ('l2fwd-1 ping-pong', 'pingpong', 64, 1, False),
     ('l2fwd-64 ping-pong', 'pingpong', 64, 64, False),
+    ('capture 64B', 'capture', 64, 0, False),
+    ('capture 1500B', 'capture', 1500, 0, False),
 ]
+
+# The capture row's goal: V4+ZC captures GOAL_X times what V3 captures, or
+# all that pktgen sends with no drop (then pktgen is the limit).
+GOAL_X = 10.0
 
 
 RATIO_TOP = 10.0
@@ -60,14 +71,17 @@ def summarize(runs):
     for name, bench, size, inflight, poll in ROWS:
         cells = {}
         for mode, _ in MODES:
-            pps = [r['pps'] for r in runs
+            sel = [r for r in runs
                    if r['bench'] == bench and r['mode'] == mode and
                    r['pkt_size'] == size and r.get('inflight', 0) == inflight
                    and r.get('poll', False) == poll]
+            pps = [r['pps'] for r in sel]
             if pps:
                 cells[mode] = {'median': statistics.median(pps),
                                'min': min(pps), 'max': max(pps),
                                'runs': pps}
+                if bench == 'capture':
+                    cells[mode].update(capture_cell(sel))
             # How often a --poll reader slept (tpbench's voluntary context
             # switches), per thousand packets received.
             sleeps = [1e3 * r['sleeps'] / r['packets'] for r in runs
@@ -102,7 +116,57 @@ def summarize(runs):
         if cells:
             rows.append({'row': name, 'bench': bench, 'pkt_size': size,
                          'inflight': inflight, 'cells': cells})
+            if bench == 'capture':
+                rows[-1]['capture'] = capture_goal(cells)
     return rows
+
+
+def capture_cell(sel):
+    """A capture cell's counts besides the rate: pktgen's rate meanwhile
+    and its errors (what veth refused: its backlog or ring full), the share
+    of what it sent that was captured, the drops, and in how many runs
+    everything pktgen sent was captured with no drop."""
+    med = statistics.median
+    c = {'sent_pps': med([r['sent_pps'] for r in sel]),
+         'pktgen_error_rate': med([
+             r['pktgen_errors'] / (r['sent'] + r['pktgen_errors'])
+             if r['sent'] + r['pktgen_errors'] else 0 for r in sel]),
+         'buffer_kib': sel[0].get('buffer_kib')}
+    tcpdump = [r for r in sel if r.get('tool') == 'tcpdump']
+    if not tcpdump:
+        return c
+    c['captured_of_sent'] = med([r['packets'] / r['sent'] if r['sent'] else 0
+                                 for r in tcpdump])
+    c['drops'] = med([r['drops'] for r in tcpdump])
+    c['drop_rate'] = med([r['drops'] / r['received'] if r['received'] else 0
+                          for r in tcpdump])
+    c['total_drops'] = [r['total_drops'] for r in tcpdump]
+    c['runs_all_captured'] = sum(
+        1 for r in tcpdump if r['total_drops'] == 0 and
+        r['total_pktgen_errors'] == 0 and
+        r['total_captured'] >= r['total_sent'] > 0)
+    return c
+
+
+def capture_goal(cells):
+    """Which limit V4+ZC reached in a capture row: GOAL_X times V3's rate,
+    or pktgen's (all it sent captured, no drop, in every run)."""
+    zc, v3 = cells.get('v4zc'), cells.get('v3')
+    g = {'goal_x': GOAL_X,
+         'v4zc_to_v3': zc['median'] / v3['median'] if zc and v3 else None}
+    g['goal_x_reached'] = g['v4zc_to_v3'] is not None and \
+        g['v4zc_to_v3'] >= GOAL_X
+    g['pktgen_limit'] = bool(zc) and \
+        zc.get('runs_all_captured', 0) == len(zc['runs'])
+    if not zc or not v3:
+        g['verdict'] = 'not measured'
+    elif g['goal_x_reached']:
+        g['verdict'] = '%gx V3' % GOAL_X
+    elif g['pktgen_limit']:
+        g['verdict'] = 'pktgen'
+    else:
+        g['verdict'] = 'neither'
+    return g
 
 
 def columns(rows):
@@ -158,7 +222,10 @@ def markdown(rows, meta, failed):
                      kpps(c['median']), kpps(c['min']), kpps(c['max'])))
     out += table('Ratio of the medians to V3 (ping-pong rows: to the better '
                  'of V2 and V3)', rows, cols, ratio('ref'))
-    out += table('Ratio of the medians to V2', rows, cols, ratio('v2'))
+    # The capture row has no V2.
+    v2rows = [r for r in rows if r['bench'] != 'capture']
+    if v2rows:
+        out += table('Ratio of the medians to V2', v2rows, cols, ratio('v2'))
     zc = [r for r in rows if 'v4zc' in r['cells']]
     if zc:
         out += ['', '## V4+ZC: ratio of the medians to V4 copy mode and to '
@@ -171,6 +238,9 @@ def markdown(rows, meta, failed):
                  lambda c: '%.2f (%.2f-%.2f)' % (
                      c['paired_v3']['median'], c['paired_v3']['min'],
                      c['paired_v3']['max']) if 'paired_v3' in c else '')
+    caps = [r for r in rows if r['bench'] == 'capture']
+    if caps:
+        out += capture_tables(caps)
     slept = [r for r in rows
              if any('sleeps_per_k' in c for c in r['cells'].values())]
     if slept:
@@ -196,12 +266,97 @@ def markdown(rows, meta, failed):
             'blocks: with few packets in flight its ping-pong waits for the '
             'block timer, hence the ping-pong rows\' ratios to the better of '
             'V2 and V3.']
+    if caps:
+        out += ['', 'capture: tcpdump -w /dev/null -B %d on the receiving end '
+                '(CPU 1) while pktgen floods as for rxdrop: V3 the stock '
+                '/usr/bin/tcpdump, V4 and V4+ZC the patched one with '
+                '--tpacket-version=4 and --zerocopy=0; the rate is what it '
+                'captured between two statistics lines (SIGUSR1) %d s '
+                'apart, the drops are the kernel\'s ("dropped by kernel"). '
+                'pktgen: pktgen alone, nothing capturing, the ceiling (a '
+                'capture slows pktgen down: the receive path runs in its '
+                'softirq).' % (capture_buffer(caps), meta['secs'])]
     if failed:
         out += ['', '## Failed runs', '']
         out += ['- %s (exit %s): %s' % (f.get('label', '?'), f.get('exit', '?'),
                                         ' '.join(f.get('error', '').split())[:300])
                 for f in failed]
     return '\n'.join(out) + '\n'
+
+
+def capture_buffer(rows):
+    """The capture buffer (tcpdump -B, KiB) of the runs."""
+    return next((c['buffer_kib'] for r in rows for c in r['cells'].values()
+                 if c.get('buffer_kib')), 0)
+
+
+def capture_tables(rows):
+    """The capture row: per mode the rate, what pktgen sent meanwhile, the
+    share captured and dropped; then which limit V4+ZC reached."""
+    k = lambda v: kpps(v) if v is not None else ''
+    share = lambda v: '%.2f' % v if v is not None else ''
+    out = ['', '## Capture: tcpdump -w /dev/null against pktgen', '',
+           '| benchmark | mode | captured/s, thousands: median (min-max) | '
+           'pktgen sent/s meanwhile | pktgen errors / tried | '
+           'captured / sent | dropped / received | '
+           'runs with all sent captured, no drop or error | to V3 |',
+           '|---|---|---:|---:|---:|---:|---:|---:|---:|']
+    for r in rows:
+        for m, h in MODES:
+            c = r['cells'].get(m)
+            if not c:
+                continue
+            if m == 'pktgen':
+                out.append('| %s | pktgen alone (sent/s) | %s (%s-%s) | | %s '
+                           '| | | | %s |' % (
+                               r['row'], k(c['median']), k(c['min']),
+                               k(c['max']), share(c['pktgen_error_rate']),
+                               fmt_ratio(c['ratio_v3'])))
+                continue
+            out.append('| %s | %s | %s (%s-%s) | %s | %s | %s | %s | %d of %d '
+                       '| %s |'
+                       % (r['row'], h, k(c['median']), k(c['min']),
+                          k(c['max']), k(c.get('sent_pps')),
+                          share(c.get('pktgen_error_rate')),
+                          share(c.get('captured_of_sent')),
+                          share(c.get('drop_rate')),
+                          c.get('runs_all_captured', 0), len(c['runs']),
+                          fmt_ratio(c['ratio_v3'])))
+    out += ['', 'pktgen errors: what veth refused (its backlog or ring '
+            'full), lost before any socket. Goal: V4+ZC captures %gx what V3 '
+            'captures, or all that pktgen sends with no drop and no pktgen '
+            'error (pktgen is then the limit).' % GOAL_X, '']
+    for r in rows:
+        g, cells = r['capture'], r['cells']
+        zc = cells.get('v4zc')
+        if g['verdict'] == 'not measured':
+            out.append('- %s: not measured (no V4+ZC or no V3 run).' % r['row'])
+            continue
+        line = '- %s: V4+ZC captures %.2fx what V3 captures' % (
+            r['row'], g['v4zc_to_v3'])
+        if g['goal_x_reached']:
+            line += ': **the %gx goal is reached**' % GOAL_X
+        if g['pktgen_limit']:
+            line += ('%s it captured all that pktgen sent, no drop, no pktgen '
+                     'error, in every run: **pktgen is the limit** (%s '
+                     'thousand/s with the capture' % (
+                         ';' if g['goal_x_reached'] else ':',
+                                  kpps(zc['sent_pps'])))
+            if 'pktgen' in cells:
+                line += ', %s alone' % kpps(cells['pktgen']['median'])
+            line += ')'
+        if not g['goal_x_reached'] and not g['pktgen_limit']:
+            line += (': **neither limit reached** (not %gx V3; all that '
+                     'pktgen sent captured with no drop and no pktgen error '
+                     'in %d of %d runs; %.2f of what pktgen sent captured, '
+                     '%.2f of what the socket received dropped, %.2f of '
+                     'what pktgen tried refused)' % (
+                         GOAL_X, zc.get('runs_all_captured', 0),
+                         len(zc['runs']), zc.get('captured_of_sent', 0),
+                         zc.get('drop_rate', 0),
+                         zc.get('pktgen_error_rate', 0)))
+        out.append(line + '.')
+    return out
 
 
 def chart(rows, meta, path):

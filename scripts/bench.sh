@@ -3,12 +3,15 @@
 # bench.sh: the project's main command (make bench). From whatever state:
 # deps, tree, the bench kernel (no debug options; it builds tpbench from
 # samples/tpacket4 too), the AF_XDP and shared-memory references (bench/),
-# then one boot that runs the whole matrix (scripts/guest-bench.sh) and the
-# report: build/results/<timestamp>/bench.json, bench.md, bench.png.
+# the patched tcpdump (make pcap, for the capture row), then one boot that
+# runs the whole matrix (scripts/guest-bench.sh) and the report:
+# build/results/<timestamp>/bench.json, bench.md, bench.png.
 #
 # BENCH_SECS (default 5) and BENCH_RUNS (default 3) set the length and the
 # number of each run, BENCH_ROWS and BENCH_MODES a part of the matrix (see
-# guest-bench.sh); VM_TIMEOUT the boot's limit (default: from those).
+# guest-bench.sh; BENCH_ROWS=capture: the capture row alone);
+# BENCH_CAPTURE_BUF the capture row's tcpdump -B (KiB, default 16384);
+# VM_TIMEOUT the boot's limit (default: from those).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,18 +33,29 @@ mkdir -p "$bin"
 cp "$obj/samples/tpacket4/tpbench" "$bin/"
 make -s -C "$TOP/bench" OUT="$bin" >/dev/null ||
 	die "bench: the AF_XDP and shared-memory references do not build"
+# The capture row's patched tcpdump. Without it, that row's V4 and V4+ZC
+# runs fail (saying why) and the rest of the matrix runs.
+case " ${BENCH_ROWS:-} " in
+*" capture "*)
+	if "$TOP/scripts/pcap.sh"; then
+		cp "$BUILD/pcap/bin/tcpdump" "$bin/"
+	else
+		warn "bench: no patched tcpdump (make pcap failed): the capture row's V4 runs will fail"
+	fi ;;
+esac
 
 secs=${BENCH_SECS:-5}
 runs=${BENCH_RUNS:-3}
 # At most 45 runs a round (32 today, 38 with V4+ZC) of (secs + 2) s each,
+# 8 capture runs of (secs + 8) s (tcpdump starts, drains its ring, stops),
 # and the boot.
-timeout=${VM_TIMEOUT:-$(( runs * 45 * (secs + 2) + 600 ))}
+timeout=${VM_TIMEOUT:-$(( runs * (45 * (secs + 2) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
 # The kernel console is kept in console.txt (a panic never reaches
 # dmesg.txt); only its warnings are shown among the progress lines.
 set +e
 VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
-	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
+	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
 	tee "$res/console.txt" |
 	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
 vrc=${PIPESTATUS[0]}

@@ -10,7 +10,8 @@ VNG_VERSION=1.42
 PKGS="gcc make bc flex bison libelf-dev libssl-dev dwarves cpio kmod ccache
 sparse perl python3 python3-venv python3-ply python3-git qemu-system-x86 udev iproute2 util-linux
 xz-utils rsync git iputils-ping libcap2-bin
-libxdp-dev libbpf-dev pkg-config python3-matplotlib"
+libxdp-dev libbpf-dev pkg-config python3-matplotlib
+autoconf tcpdump"
 
 missing_pkgs() {
 	local p

@@ -19,12 +19,25 @@
 #                  peer on tp4b (CPU 1), V2, V3, V4 (and V4+ZC, both ends);
 #                  xskbench the same (AF_XDP copy mode, native XDP on both
 #                  ends); shmring, two processes and shared memory, the
-#                  ceiling.
+#                  ceiling;
+#   capture        tcpdump -w /dev/null on tp4a (CPU 1) while pktgen floods
+#                  from tp4b as for rxdrop, 64 and 1500 bytes: the stock
+#                  /usr/bin/tcpdump (TPACKET_V3), the patched one (BINDIR/
+#                  tcpdump, make pcap) with --tpacket-version=4 and with
+#                  --zerocopy=0, and pktgen alone (no capture: its rate is
+#                  the ceiling). The rate is what tcpdump captured between
+#                  two SIGUSR1 statistics lines BENCH_SECS apart, pktgen
+#                  running; then pktgen stops, tcpdump drains its ring and
+#                  SIGINT gives the totals (drops, all that pktgen sent
+#                  captured or not).
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
 # "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
 # and BENCH_RUNS (default 3) set the length and the repetitions; BENCH_ROWS
-# (default "rxdrop rxdrop-poll txpush l2fwd pingpong") and BENCH_MODES
-# (default: all of this kernel's) a part of the matrix.
+# (default "rxdrop rxdrop-poll txpush l2fwd pingpong"; "capture" runs only
+# when asked for, see below) and
+# BENCH_MODES (default: all of this kernel's) a part of the matrix (the
+# capture row runs those of v3, v4 and v4zc that BENCH_MODES has, and
+# pktgen alone always).
 set -u
 bin=$1
 out=$2
@@ -37,6 +50,8 @@ runs_file=$out/runs.jsonl
 tpbench=$bin/tpbench
 xskbench=$bin/xskbench
 shmring=$bin/shmring
+tcpdump=$bin/tcpdump
+stock_tcpdump=/usr/bin/tcpdump
 pg=/proc/net/pktgen
 pin=/sys/fs/bpf/tp4bench_xsks
 # bpffs refuses names with a dot (EPERM).
@@ -208,10 +223,212 @@ pingpong_one() {
 	record "l2fwd-$n ping-pong $mode" "$tpbench" "${v[@]}" -i tp4a \
 		--pingpong "$n" --peer tp4b -c 0 -C 1 -d "$secs" -q
 }
+# The capture row: the stock tcpdump (V3), the patched one in V4 copy mode
+# and with zero-copy (those BENCH_MODES has), and pktgen alone.
+cap_modes=
+for m in v3 v4 v4zc; do
+	case " $modes " in
+	*" $m "*) cap_modes="$cap_modes $m" ;;
+	esac
+done
+cap_modes="${cap_modes# } pktgen"
+# The capture buffer (-B, KiB), the same for all: V3's ring, V4's packet
+# buffer (8192 frames of 2 KiB at 16 MiB).
+cap_buf=${BENCH_CAPTURE_BUF:-16384}
+# Why the patched tcpdump cannot run, if it cannot: its runs fail with it.
+cap_missing=
+if [ ! -x "$tcpdump" ]; then
+	cap_missing="$tcpdump: missing (make pcap; make bench copies build/pcap/bin/tcpdump there)"
+elif ! "$tcpdump" --version 2>&1 | grep -q TPACKET_V4; then
+	cap_missing="$tcpdump: not the patched tcpdump (its libpcap has no TPACKET_V4)"
+fi
+
+# td_stats FILE [N]: "captured received dropped" from tcpdump's statistics
+# in FILE: the Nth line that a SIGUSR1 made it print ("tcpdump: 5 packets
+# captured, 7 packets received by filter, 0 packets dropped by kernel"),
+# or without N those it printed on exit (one a line: "5 packets
+# captured"). Fails if FILE has no such statistics.
+td_stats() {
+	local line what v out=
+	if [ -n "${2:-}" ]; then
+		line=$(grep -a '^tcpdump: [0-9]* packets\? captured, ' "$1" |
+		       sed -n "${2}p")
+	else
+		line=$(grep -aE '^[0-9]+ packets? (captured|received by filter|dropped by kernel)$' "$1" |
+		       tr '\n' ' ')
+	fi
+	for what in 'captured' 'received by filter' 'dropped by kernel'; do
+		v=$(echo "$line" | grep -o "[0-9]\+ packets\? $what" | tail -n 1 |
+		    cut -d' ' -f1)
+		[ -n "$v" ] || return 1
+		out="$out${out:+ }$v"
+	done
+	echo "$out"
+}
+
+# pg_counters: pktgen's packets sent so far and errors on tp4b, in
+# $pg_sofar and $pg_errors (read without a fork, to time them closely).
+pg_counters() {
+	local k v e rest
+	pg_sofar='' pg_errors=''
+	while read -r k v e rest; do
+		if [ "$k" = pkts-sofar: ]; then
+			pg_sofar=$v
+			[ "$e" = errors: ] && pg_errors=${rest%% *}
+			break
+		fi
+	done <$pg/tp4b
+}
+
+# cap_mark N: the Nth point of a capture run's window: the time, pktgen's
+# counters and, with a capture ($td), its Nth statistics line (SIGUSR1)
+# into $cap_last: "time sent errors [captured received dropped]".
+cap_mark() {
+	local n=$1 t st=
+	[ -n "$td" ] && kill -USR1 "$td"
+	t=${EPOCHREALTIME/,/.}
+	pg_counters
+	if [ -n "$td" ]; then
+		for _ in $(seq 200); do
+			st=$(td_stats "$td_err" "$n") && break
+			kill -0 "$td" 2>/dev/null || break
+			sleep 0.05
+		done
+		[ -n "$st" ] || return 1
+	fi
+	cap_last="$t ${pg_sofar:-?} ${pg_errors:-?} $st"
+}
+
+# td_stop: SIGINT to the capture, its exit status in $td_rc (124 if it
+# did not exit in 20 s: then SIGKILL).
+td_stop() {
+	td_rc=124
+	kill -INT "$td" 2>/dev/null
+	for _ in $(seq 200); do
+		if ! kill -0 "$td" 2>/dev/null; then
+			wait "$td"
+			td_rc=$?
+			return
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+}
+
+# cap_fail MSG: end a failed capture run (pktgen and tcpdump stopped), MSG
+# and tcpdump's messages as its reason.
+cap_fail() {
+	[ -n "$pg_on" ] && pktgen_stop
+	[ -n "$td" ] && kill -0 "$td" 2>/dev/null && td_stop
+	echo "$1"
+	[ -n "$td_err" ] && tail -n 8 "$td_err"
+	rm -f "$td_err"
+	return 1
+}
+
+# capture_run SIZE MODE [TCPDUMP...]: one run of the capture row (run by
+# record): the capture TCPDUMP (none: pktgen alone) on tp4a (CPU 1), pktgen
+# flooding from tp4b. After pktgen's 0.5 s start, BENCH_SECS between two
+# statistics lines (SIGUSR1) give the rate; then pktgen stops, the capture
+# has 1.5 s (more than its 1 s packet buffer timeout) to empty its ring,
+# and SIGINT gives the totals. Prints the run's JSON line: "packets" and
+# "pps" what was captured in the window (pktgen alone: what it sent),
+# "received" and "drops" the socket's counts in it, "sent" and "sent_pps"
+# pktgen's, and "total_*" the counts of the whole run.
+capture_run() {
+	local size=$1 mode=$2 fin='' a b
+	shift 2
+	td='' td_err='' pg_on=''
+	if [ $# -gt 0 ]; then
+		td_err=$(mktemp)
+		taskset -c 1 "$@" -Z root -n -i tp4a -B "$cap_buf" -w /dev/null \
+			>/dev/null 2>"$td_err" &
+		td=$!
+		for _ in $(seq 300); do
+			grep -q 'listening on' "$td_err" && break
+			kill -0 "$td" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q 'listening on' "$td_err" ||
+			{ cap_fail "tcpdump did not start"; return 1; } >&2
+		# The patched tcpdump falls back to V3 with a warning.
+		! grep -q 'not supported by this kernel' "$td_err" ||
+			{ cap_fail "no TPACKET_V4 in this kernel"; return 1; } >&2
+	fi
+	pktgen_start "$size"
+	pg_on=1
+	cap_mark 1 || { cap_fail "no statistics line after SIGUSR1"; return 1; } >&2
+	a=$cap_last
+	sleep "$secs"
+	cap_mark 2 || { cap_fail "no statistics line after SIGUSR1"; return 1; } >&2
+	b=$cap_last
+	pktgen_stop
+	pg_on=
+	pg_counters
+	if [ -n "$td" ]; then
+		sleep 1.5
+		td_stop
+		[ "$td_rc" = 0 ] ||
+			{ cap_fail "tcpdump exited $td_rc"; return 1; } >&2
+		fin=$(td_stats "$td_err") ||
+			{ cap_fail "no statistics at tcpdump's exit"; return 1; } >&2
+		rm -f "$td_err"
+	fi
+	python3 -c 'import json, sys
+mode, size, buf, prog = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+tool = "pktgen" if prog == "pktgen" else "tcpdump"
+a = sys.argv[5].split()
+b = sys.argv[6].split()
+total = [int(x) for x in (sys.argv[7] + " " + sys.argv[8]).split()]
+dt = float(b[0]) - float(a[0])
+sent, errors = int(b[1]) - int(a[1]), int(b[2]) - int(a[2])
+r = {"tool": tool, "bench": "capture", "mode": mode, "ifname": "tp4a",
+     "pkt_size": size, "inflight": 0, "poll": False, "buffer_kib": buf,
+     "duration": round(dt, 3)}
+if tool == "pktgen":
+    r.update(packets=sent, pps=round(sent / dt, 1))
+else:
+    r["program"] = prog
+    c, rcv, d = (int(y) - int(x) for x, y in zip(a[3:6], b[3:6]))
+    r.update(packets=c, pps=round(c / dt, 1), received=rcv, drops=d)
+r.update(sent=sent, sent_pps=round(sent / dt, 1), pktgen_errors=errors,
+         total_sent=total[0], total_pktgen_errors=total[1])
+if tool != "pktgen":
+    r.update(total_captured=total[2], total_received=total[3],
+             total_drops=total[4])
+print(json.dumps(r, separators=(",", ":")))' "$mode" "$size" "$cap_buf" "${1:-pktgen}" \
+		"$a" "$b" "$pg_sofar $pg_errors" "$fin"
+}
+
+# capture_one MODE SIZE: one run of the capture row.
+capture_one() {
+	local mode=$1 size=$2 label="capture $2 B $1"
+	case $mode in
+	v3) record "$label" capture_run "$size" "$mode" "$stock_tcpdump" ;;
+	v4|v4zc)
+		if [ -n "$cap_missing" ]; then
+			record "$label" say_failed "$cap_missing"
+		elif [ "$mode" = v4 ]; then
+			record "$label" capture_run "$size" "$mode" "$tcpdump" \
+				--tpacket-version=4
+		else
+			record "$label" capture_run "$size" "$mode" "$tcpdump" \
+				--zerocopy=0
+		fi ;;
+	pktgen) record "$label" capture_run "$size" "$mode" ;;
+	esac
+}
+
 # A round: each socket benchmark x 2 sizes x the modes (rxdrop-poll: the
-# tpbench modes only), and 2 ping-pongs x (the ping-pong modes and shm).
+# tpbench modes only), 2 ping-pongs x (the ping-pong modes and shm), and
+# the capture row x 2 sizes x its modes.
 total=0
 for bench in $rows; do
+	if [ "$bench" = capture ]; then
+		total=$((total + 2 * $(echo "$cap_modes" | wc -w)))
+		continue
+	fi
 	for mode in $modes; do
 		case $bench-$mode in
 		pingpong-*|rxdrop-poll-xdp-*) ;;
@@ -229,6 +446,12 @@ for round in $(seq "$runs"); do
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
 		for size in 64 1500; do
+			if [ "$bench" = capture ]; then
+				for mode in $cap_modes; do
+					capture_one "$mode" "$size"
+				done
+				continue
+			fi
 			for mode in $modes; do
 				one "$bench" "$mode" "$size"
 			done
