@@ -387,13 +387,13 @@ check "zero-copy refused on a queue already taken" busy_test
 # frames (512 KiB), an error that says so; between, a smaller buffer and a
 # warning.
 check "memlock: the error for a capture without CAP_IPC_LOCK" sh -c "
-	err=\$(timeout 30 capsh --drop=cap_ipc_lock -- -c 'ulimit -l 256 && exec \"\$0\" \"\$@\"' \
+	err=\$(timeout 30 capsh --drop=cap_ipc_lock --delamb=cap_ipc_lock -- -c 'ulimit -l 256 && exec \"\$0\" \"\$@\"' \
 		$TD -Z root -i $A --tpacket-version=4 -w /dev/null 2>&1 >/dev/null)
 	rc=\$?
 	want=\"tcpdump: can't lock the TPACKET_V4 packet buffer in memory: its smallest size, 512 KiB, is over the locked-memory limit (256 KiB); raise the limit (ulimit -l) or capture with CAP_IPC_LOCK\"
 	[ \$rc = 1 ] && [ \"\$err\" = \"\$want\" ] || { echo \"exit \$rc: \$err\"; exit 1; }"
 check "memlock: a smaller buffer and a warning under the limit" sh -c "
-	err=\$(timeout 30 capsh --drop=cap_ipc_lock -- -c 'ulimit -l 1536 && exec timeout -s INT 3 \"\$0\" \"\$@\"' \
+	err=\$(timeout 30 capsh --drop=cap_ipc_lock --delamb=cap_ipc_lock -- -c 'ulimit -l 1536 && exec timeout -s INT 3 \"\$0\" \"\$@\"' \
 		$TD -Z root -i $A --tpacket-version=4 -B 4096 -w /dev/null 2>&1 >/dev/null)
 	echo \"\$err\" | grep -qx \"tcpdump: WARNING: The TPACKET_V4 packet buffer is 1024 KiB rather than 4096 KiB, because of the locked-memory limit (ulimit -l)\" ||
 		{ echo \"\$err\"; exit 1; }"

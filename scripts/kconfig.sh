@@ -14,8 +14,10 @@ debug) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/debug.config") ;;
 *) die "unknown kernel kind '$kind'" ;;
 esac
 
-obj=$BUILD/obj-$kind
-tmp=$BUILD/kconfig-$kind
+# TP4_TREE=<dir> OBJ=<dir> in the environment: the config of that tree in that
+# O= directory (new_warnings' copy of the base).
+obj=${OBJ:-$BUILD/obj-$kind}
+tmp=$obj.kconfig
 rm -rf "$tmp"; mkdir -p "$tmp" "$obj"
 make -s -C "$TREE" O="$tmp" HOSTCC="$CC_WRAP" tinyconfig >/dev/null
 KCONFIG_CONFIG=$tmp/.config "$TREE/scripts/kconfig/merge_config.sh" -m \

@@ -3,7 +3,8 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-TREE=$BUILD/linux
+# TP4_TREE: another tree (new_warnings' copy of the base, for kconfig.sh).
+TREE=${TP4_TREE:-$BUILD/linux}
 CACHE=${TP4_CACHE:-$HOME/.cache/tp4}
 
 # The pinned base: Debian's linux-source-6.12 binary package (see
@@ -131,23 +132,36 @@ remember_sync() {
 	export_series "$TREE/.git/tp4-exported"
 }
 
-# dir_warnings <kind> <rev> <out> <dir>...: check out <rev> in the tree, and
-# write to <out> the W=1 and sparse (C=1) warnings of building the <dir>s
-# with the config of <kind>, without line numbers, sorted (<out>.log has
-# the whole output). The caller checks its branch out again.
-dir_warnings() {
-	local kind=$1 rev=$2 out=$3 d
+# file_warnings <tree> <obj> <out> <file.c>...: the W=1 and sparse (C=2:
+# every named file, rebuilt or not) warnings of compiling the <file.c>s of
+# <tree> in the configured O= directory <obj>, without line numbers, sorted,
+# paths from the tree's top, into <out> (<out>.log has the whole output).
+file_warnings() {
+	local tree=$1 obj=$2 out=$3 cc
 	shift 3
-	git -C "$TREE" checkout -q --detach "$rev"
-	"$TOP/scripts/kconfig.sh" "$kind" 2>/dev/null
+	cc=$(cc_wrap)
 	: >"$out.log"
-	for d in "$@"; do
-		[ -d "$TREE/$d" ] || continue
-		kmake "$kind" W=1 C=1 "$d/" >>"$out.log" 2>&1 || true
-	done
+	if [ $# -gt 0 ]; then
+		# shellcheck disable=SC2046
+		make -k -C "$tree" O="$obj" CC="$cc" HOSTCC="$cc" -j"$JOBS" W=1 C=2 \
+			$(printf '%s\n' "$@" | sed 's/\.c$/.o/') >>"$out.log" 2>&1 || true
+	fi
 	# None at all is no failure.
 	{ grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" || true; } |
 		sed -E 's|^([^ :]+):[0-9]+:([0-9]+:)? |\1: |; s|^.*/linux/||' | sort >"$out"
+}
+
+# touched_files [--diff-filter=X [<obj>]]: the kernel .c files the series
+# adds or changes (X as git diff's --diff-filter; AM by default); with
+# <obj>, only those built there (their .o is there) by <obj>'s config.
+touched_files() {
+	local filter=${1:---diff-filter=AM} obj=${2:-} f
+	git -C "$TREE" diff --name-only "$filter" "$BASE_TAG..$BRANCH" -- '*.c' |
+		grep -vE '^(tools|samples|Documentation)/' |
+		while read -r f; do
+			[ -z "$obj" ] || [ -f "$obj/${f%.c}.o" ] || continue
+			echo "$f"
+		done
 }
 
 # build_tests <kind> <who>: into $BUILD/selftests, what the test VM
@@ -202,28 +216,42 @@ run_tests() {
 	return $rc
 }
 
-# touched_dirs: the kernel directories whose .c files the series changes.
-touched_dirs() {
-	git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- '*.c' |
-		grep -vE '^(tools|samples|Documentation)/' | xargs -r -n1 dirname | sort -u
-}
-
-# new_warnings <kind> <who> <state> <dir>...: the W=1 and sparse warnings of
-# the <dir>s at the series' head that the base does not have (dir_warnings,
-# logs in <state>); prints them and returns 1 if there are any. Leaves the
-# branch checked out and the config of <kind> in place.
+# new_warnings <kind> <who> <state>: the W=1 and sparse warnings of the
+# kernel .c files the series adds or changes, at the series' head, that the
+# same files do not have at the base. The head's are built in the tree's
+# own O= directory (only those objects are rebuilt, and a normal build puts
+# them back from ccache); the base's in a copy of the base of its own,
+# $BUILD/w1-base/linux (made once, kept), with the same config: checking the
+# base out in the tree would make the next build recompile everything that
+# includes a header the series changes. Prints the new warnings and returns
+# 1 if there are any.
 new_warnings() {
-	local kind=$1 who=$2 state=$3 new
-	shift 3
-	dir_warnings "$kind" "$BASE_TAG" "$state/warnings-base" "$@"
-	dir_warnings "$kind" "$BRANCH" "$state/warnings-head" "$@"
-	git -C "$TREE" checkout -q "$BRANCH"
-	"$TOP/scripts/kconfig.sh" "$kind" 2>/dev/null
+	local kind=$1 who=$2 state=$3 new base_rev btree bobj files
+	base_rev=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")
+	btree=$BUILD/w1-base/linux
+	bobj=$BUILD/w1-base/obj-$kind
+	if [ "$(cat "$BUILD/w1-base/rev" 2>/dev/null)" != "$base_rev" ]; then
+		say "$who: a copy of the base for its W=1/sparse warnings ($btree)"
+		rm -rf "$BUILD/w1-base"; mkdir -p "$btree"
+		git -C "$TREE" archive "$base_rev" | tar -x -C "$btree"
+		echo "$base_rev" >"$BUILD/w1-base/rev"
+	fi
+	TP4_TREE=$btree OBJ=$bobj "$TOP/scripts/kconfig.sh" "$kind" 2>/dev/null
+	# The files the config builds: the head's objects are there (the
+	# caller built the head).
+	# shellcheck disable=SC2046
+	file_warnings "$btree" "$bobj" "$state/warnings-base" \
+		$(touched_files --diff-filter=M "$BUILD/obj-$kind")
+	say "$who: the base's warnings ($(elapsed))"
+	# shellcheck disable=SC2046
+	file_warnings "$TREE" "$BUILD/obj-$kind" "$state/warnings-head" \
+		$(touched_files --diff-filter=AM "$BUILD/obj-$kind")
+	say "$who: the head's warnings ($(elapsed))"
 	new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
 	if [ -n "$new" ]; then
 		printf '%s\n' "$new" | sed 's/^/  new: /' >&2
 		warn "$who: the series adds W=1/sparse warnings (full logs in $state/warnings-head.log)"
 		return 1
 	fi
-	say "$who: no new W=1 or sparse warnings in $* ($(wc -l <"$state/warnings-base") in the base)"
+	say "$who: no new W=1 or sparse warnings in $(touched_files --diff-filter=AM "$BUILD/obj-$kind" | wc -l) files ($(wc -l <"$state/warnings-base") in the base's)"
 }

@@ -86,7 +86,8 @@ def main():
     for name in sorted(os.listdir(testdir)) if os.path.isdir(testdir) else []:
         if not name.endswith('.tap'):
             continue
-        prog = name[:-4]
+        # A program run in parts: <program>@<part>.tap.
+        prog = name[:-4].split('@')[0]
         plan, seen = None, 0
         with open(os.path.join(testdir, name), errors='replace') as f:
             for line in f:
