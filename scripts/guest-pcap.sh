@@ -105,7 +105,25 @@ send() {
 		 "flag NO_TIMESTAMP" "$@"; do
 		echo "$c" >$pg/$B || { echo "pktgen: $c: refused" >&2; return 1; }
 	done
-	echo start >$pg/pgctrl
+	# pktgen's start returns once COUNT were sent: a drop is not a send,
+	# so a receive queue that is never drained again would keep it going
+	# for ever. 60 s at most, then what the pair and pktgen show.
+	echo start >$pg/pgctrl &
+	local pgpid=$! i
+	for i in $(seq 600); do
+		kill -0 $pgpid 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pgpid 2>/dev/null; then
+		echo "pktgen did not finish in 60 s:"
+		grep -E 'Params|count|Current|pkts-sofar|errors|Result' $pg/$B
+		ip -s link show $A
+		ethtool -S $A 2>/dev/null | grep -vE ': 0$'
+		echo stop >$pg/pgctrl
+		wait $pgpid
+		return 1
+	fi
+	wait $pgpid
 	sent=$(( $(rx_packets $A) - before ))
 }
 

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # guest-tests.sh BIN OUT: runs inside the test VM. Runs every tpacket4
-# selftest, the tpbench checks (scripts/tpbench-check.py) and the upstream
-# AF_PACKET regression tests found in BIN, each in a network namespace of
-# its own, in two streams (one per vCPU), leaving their output in OUT:
+# selftest, the tpbench checks (scripts/tpbench-check.py), the upstream
+# AF_PACKET regression tests and the patched tcpdump's checks
+# (scripts/guest-pcap.sh, with BIN/pcap/tcpdump) found in BIN, each in a
+# network namespace of its own, in two streams (one per vCPU), leaving
+# their output in OUT:
 #   OUT/<test>.tap  the TAP output of a kselftest-harness program (or of a
 #                   part of one: OUT/<test>@<part>.tap)
 #   OUT/<test>.log  the output of a plain program
@@ -90,5 +92,20 @@ for name in psock_tpacket psock_fanout txring_overwrite; do
 	esac
 	echo "$r $name $rc" | tee -a "$out/results"
 done
+
+# The patched tcpdump and libpcap (make pcap) against the stock ones, in a
+# network namespace of their own (scripts/guest-pcap.sh): OUT/pcap.tap,
+# the capture files in OUT/pcap/.
+if [ -x "$bin/pcap/tcpdump" ]; then
+	t0=$(date +%s)
+	echo "# running guest-pcap"
+	timeout 600 "$(realpath "$(dirname "$0")")/guest-pcap.sh" "$bin/pcap/tcpdump" "$out/pcap" \
+		>"$out/pcap.log" 2>&1
+	echo "# guest-pcap exited $?"
+	echo "pcap $(( $(date +%s) - t0 ))s" >>"$out/times"
+	cp "$out/pcap/pcap.tap" "$out/pcap.tap" 2>/dev/null ||
+		printf '1..1\nnot ok 1 guest-pcap finished (see pcap.log)\n' >"$out/pcap.tap"
+	grep -E '^(not )?ok |^# ' "$out/pcap.log"
+fi
 wait "$slow_pid"
 exit 0

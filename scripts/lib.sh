@@ -167,7 +167,8 @@ touched_files() {
 # build_tests <kind> <who>: into $BUILD/selftests, what the test VM
 # runs against the <kind> kernel: the tpacket4 selftests, tpbench and
 # bench_all.sh (built with the kernel; tpbench must also build on its own
-# against the installed headers), the upstream AF_PACKET selftests. Dies
+# against the installed headers), the upstream AF_PACKET selftests, and
+# with TEST_PCAP=1 the patched tcpdump that make pcap built. Dies
 # if ours build with a warning.
 build_tests() {
 	local kind=$1 who=$2 obj=$BUILD/obj-$1 bin=$BUILD/selftests t
@@ -189,6 +190,11 @@ build_tests() {
 		mkdir -p "$bin/samples"
 		cp "$obj/samples/tpacket4/tpbench" "$TREE/samples/tpacket4/bench_all.sh" \
 			"$bin/samples/"
+	fi
+	# The patched tcpdump (make pcap), for guest-pcap.sh, with TEST_PCAP=1.
+	if [ "${TEST_PCAP:-0}" = 1 ] && [ -x "$BUILD/pcap/bin/tcpdump" ]; then
+		mkdir -p "$bin/pcap"
+		cp "$BUILD/pcap/bin/tcpdump" "$bin/pcap/"
 	fi
 	for t in psock_tpacket psock_fanout txring_overwrite; do
 		gcc -Wall -O2 -isystem "$obj/usr/include" \
