@@ -104,7 +104,7 @@ if [ -x "$bin/pcap/tcpdump" ]; then
 	echo "# guest-pcap exited $?"
 	echo "pcap $(( $(date +%s) - t0 ))s" >>"$out/times"
 	cp "$out/pcap/pcap.tap" "$out/pcap.tap" 2>/dev/null ||
-		printf '1..1\nnot ok 1 guest-pcap finished (see pcap.log)\n' >"$out/pcap.tap"
+		printf '1..1\nnot ok 1 guest-pcap did not finish (see pcap.log)\n' >"$out/pcap.tap"
 	grep -E '^(not )?ok |^# ' "$out/pcap.log"
 fi
 wait "$slow_pid"
