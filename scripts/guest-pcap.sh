@@ -290,7 +290,7 @@ check "V4 with -c 100: exits by itself, the first 100 packets" count_test
 # Zero-copy takes queue pair 0 of A from the stack: compare with V3 on the
 # identical traffic sent again.
 zc_test() {
-	local p r s n
+	local p r s
 	start zc "$TD" --zerocopy=0 -v || return 1
 	p=$pid
 	grep -q 'TPACKET_V4, zero-copy on queue 0' "$work/zc.err" ||

@@ -249,9 +249,9 @@ new_warnings() {
 	file_warnings "$btree" "$bobj" "$state/warnings-base" \
 		$(touched_files --diff-filter=M "$BUILD/obj-$kind")
 	say "$who: the base's warnings ($(elapsed))"
-	# shellcheck disable=SC2046
-	file_warnings "$TREE" "$BUILD/obj-$kind" "$state/warnings-head" \
-		$(touched_files --diff-filter=AM "$BUILD/obj-$kind")
+	files=$(touched_files --diff-filter=AM "$BUILD/obj-$kind")
+	# shellcheck disable=SC2086
+	file_warnings "$TREE" "$BUILD/obj-$kind" "$state/warnings-head" $files
 	say "$who: the head's warnings ($(elapsed))"
 	new=$(comm -13 "$state/warnings-base" "$state/warnings-head")
 	if [ -n "$new" ]; then
@@ -259,5 +259,5 @@ new_warnings() {
 		warn "$who: the series adds W=1/sparse warnings (full logs in $state/warnings-head.log)"
 		return 1
 	fi
-	say "$who: no new W=1 or sparse warnings in $(touched_files --diff-filter=AM "$BUILD/obj-$kind" | wc -l) files ($(wc -l <"$state/warnings-base") in the base's)"
+	say "$who: no new W=1 or sparse warnings in $(echo "$files" | wc -w) files ($(wc -l <"$state/warnings-base") in the base's)"
 }
