@@ -10,7 +10,8 @@
 #     time stamps aside), for 60 and 1500-byte packets, a capture filter,
 #     -s 96, MTU 9000 packets (several frames each), VLAN-tagged packets,
 #     -c N, nanosecond time stamps; the patched tcpdump without options
-#     does the same as the stock one;
+#     does the same as the stock one; a few packets, with -v's timer
+#     signalling every second, come within the packet buffer timeout;
 #   - zero-copy (--zerocopy=0) against V3 on the identical traffic sent
 #     again (pktgen without time stamps, its counters reset);
 #   - the statistics line adds up with what was sent, drops included;
@@ -35,6 +36,9 @@ fi
 
 work=$(mktemp -d /tmp/guest-pcap.XXXXXX)
 results=()
+# fd 3: the log, at once (check() keeps a check's own output until it
+# ends, and a run killed at its time limit would lose it).
+exec 3>&2
 pg=/proc/net/pktgen
 A=tp4p0		# captured on
 B=tp4p1		# pktgen sends from here
@@ -44,11 +48,35 @@ B=tp4p1		# pktgen sends from here
 ok() { results+=("ok|$1|"); echo "ok - $1"; }
 notok() { results+=("not ok|$1|$2"); echo "not ok - $1"; printf '# %s\n' "$2"; }
 
+# diag WHY: what the pair, pktgen and every tcpdump show now, into the log
+# (a bound was hit: a stuck queue or process is seen while it is stuck).
+diag() {
+	local t
+	{
+		echo "# ---- diag at ${SECONDS}s: $1"
+		grep -E 'Params|count|Current|pkts-sofar|errors|Result' $pg/$B
+		ip -s link show $A
+		command -v ethtool >/dev/null &&
+			{ ethtool -S $A; ethtool -S $B; } | grep -vE ': 0$'
+		cat /proc/net/packet
+		# shellcheck disable=SC2046
+		python3 "$TOP/scripts/tp4-ring.py" $(pgrep -x tcpdump)
+		for t in $(pgrep -x tcpdump) $(pgrep kpktgend_); do
+			echo "$t $(cut -d' ' -f2,3 /proc/$t/stat 2>/dev/null):"
+			cat /proc/$t/stack 2>/dev/null
+		done
+		echo "# ---- end of diag"
+	} >&3 2>&1
+}
+
 # check NAME CMD...: a test is the status of CMD; its output is the reason
-# of a failure.
+# of a failure. With GUEST_PCAP_ONLY=REGEX, only the tests whose names
+# match it run.
 check() {
 	local name=$1 msg rc
 	shift
+	[[ $name =~ ${GUEST_PCAP_ONLY:-.} ]] || return 0
+	echo "# ${SECONDS}s: $name" >&3
 	msg=$("$@" 2>&1)
 	rc=$?
 	if [ $rc = 0 ]; then ok "$name"; else notok "$name" "${msg:-exit $rc}"; fi
@@ -115,16 +143,26 @@ send() {
 		sleep 0.1
 	done
 	if kill -0 $pgpid 2>/dev/null; then
-		echo "pktgen did not finish in 60 s:"
-		grep -E 'Params|count|Current|pkts-sofar|errors|Result' $pg/$B
-		ip -s link show $A
-		ethtool -S $A 2>/dev/null | grep -vE ': 0$'
+		echo "pktgen did not finish in 60 s: $(grep -E 'pkts-sofar' $pg/$B)"
+		diag "pktgen did not finish in 60 s"
 		echo stop >$pg/pgctrl
-		wait $pgpid
+		reap $pgpid 10 || diag "pktgen's start did not end 10 s after stop"
 		return 1
 	fi
 	wait $pgpid
 	sent=$(( $(rx_packets $A) - before ))
+}
+
+# reap PID SECS: wait for a child to end, SECS at most; its status, or 124
+# (it is left running: a bare wait on a process stuck in the kernel would
+# never return).
+reap() {
+	local i
+	for i in $(seq $(( $2 * 10 ))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.1
+	done
+	return 124
 }
 
 # ---- tcpdump ----
@@ -153,25 +191,26 @@ records() { $CMP --count "$work/$1.pcap" 2>/dev/null || echo 0; }
 # packets still in a V3 block or below V4's wake-up mark come within the
 # 1 s packet buffer timeout.
 await() {
-	local i
-	for i in $(seq 300); do
-		[ "$(records "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
+	local n
+	n=$($CMP --wait "$2" 30 "$work/$1.pcap") && return 0
+	diag "$1.pcap has $n records after 30 s, not $2"
 	return 1
 }
 
-# stop PID: SIGINT, and the exit status (124 if it did not exit in 20 s).
+# stop PID: SIGINT, and the exit status (124 if it did not exit in 20 s,
+# 125 if not even 10 s after SIGKILL).
 stop() {
-	local p=$1 i
+	local p=$1 r
 	kill -INT "$p" 2>/dev/null
-	for i in $(seq 200); do
-		kill -0 "$p" 2>/dev/null || { wait "$p"; return; }
-		sleep 0.1
-	done
+	reap "$p" 20
+	r=$?
+	[ $r = 124 ] || return $r
+	diag "tcpdump $p did not exit 20 s after SIGINT"
 	kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	return 124
+	reap "$p" 10
+	[ $? = 124 ] || return 124
+	diag "tcpdump $p did not die 10 s after SIGKILL"
+	return 125
 }
 
 # stats NAME: "captured received dropped" from NAME.err's last lines
@@ -286,6 +325,20 @@ count_test() {
 	$CMP --prefix --records 100 "$work/count-v4.pcap" "$work/count-v3.pcap"
 }
 check "V4 with -c 100: exits by itself, the first 100 packets" count_test
+
+# With -v and -w, tcpdump's "Got N" timer interrupts poll() every second:
+# packets below V4's wake-up mark (SO_RCVLOWAT 64) must still come within
+# the 1 s packet buffer timeout, not wait in the ring for more traffic.
+timeout_test() {
+	local p n
+	start timeout "$TD" --tpacket-version=4 -v || return 1
+	p=$pid
+	send 10 200 || { stop $p; return 1; }
+	n=$($CMP --wait 10 5 "$work/timeout.pcap")
+	stop $p
+	[ "$n" = 10 ] || { echo "$n of 10 packets captured 5 s after they were sent"; return 1; }
+}
+check "V4 with -v: 10 packets (below the wake-up mark) within the timeout" timeout_test
 
 # Zero-copy takes queue pair 0 of A from the stack: compare with V3 on the
 # identical traffic sent again.

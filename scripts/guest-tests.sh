@@ -49,21 +49,26 @@ run_tap() {
 	report "$out/$name.tap"
 }
 
-# Two streams, one per vCPU, of seven to eight minutes each: in the background
-# tp4_zc_veth's teardown loop (the longest test) and the tpbench checks, the
-# rest here. Each program has its own network namespace; none measures
+# Two streams, one per vCPU, of nine to ten minutes each: in the background
+# tp4_zc_veth's teardown loop (the longest test), the tpbench checks and the
+# programs in BG; the rest here, then the tcpdump checks. Each program has its own network namespace; none measures
 # speed. The background stream runs as another user: the memlock charge of
 # a packet buffer is its user's, and tests on both sides check that charge
 # exactly. A part of a program writes OUT/<program>@<part>.tap.
 LONG=teardown_under_traffic
+BG="tp4_rx tp4_once"
 slow() {
-	local AS_UID=4242
+	local AS_UID=4242 name
 	[ -x "$bin/tpacket4/tp4_zc_veth" ] &&
 		run_tap tp4_zc_veth@$LONG "$bin/tpacket4" ./tp4_zc_veth -t $LONG
 	# tpbench (samples/tpacket4): what it reports against what the peer saw.
 	[ -x "$bin/samples/tpbench" ] &&
 		run_tap tpbench "$bin/samples" python3 "$(realpath "$(dirname "$0")")/tpbench-check.py" \
 			"$bin/samples/tpbench" "$bin/samples/bench_all.sh"
+	for name in $BG; do
+		[ -x "$bin/tpacket4/$name" ] &&
+			run_tap "$name" "$bin/tpacket4" "./$name"
+	done
 	return 0
 }
 : >"$out/times"
@@ -73,6 +78,7 @@ slow_pid=$!
 for t in "$bin"/tpacket4/tp4_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	case " $BG " in *" $name "*) continue ;; esac
 	if [ "$name" = tp4_zc_veth ]; then
 		run_tap "$name" "$bin/tpacket4" "./$name" -T $LONG
 	else
@@ -95,7 +101,9 @@ done
 
 # The patched tcpdump and libpcap (make pcap) against the stock ones, in a
 # network namespace of their own (scripts/guest-pcap.sh): OUT/pcap.tap,
-# the capture files in OUT/pcap/.
+# the capture files in OUT/pcap/, its log (with what it saw when a bound
+# was hit) in OUT/pcap.log. As root, as the other programs of this stream:
+# its memlock checks charge root, as theirs do, and never at the same time.
 if [ -x "$bin/pcap/tcpdump" ]; then
 	t0=$(date +%s)
 	echo "# running guest-pcap"

@@ -168,8 +168,8 @@ touched_files() {
 # runs against the <kind> kernel: the tpacket4 selftests, tpbench and
 # bench_all.sh (built with the kernel; tpbench must also build on its own
 # against the installed headers), the upstream AF_PACKET selftests, and
-# with TEST_PCAP=1 the patched tcpdump that make pcap built. Dies
-# if ours build with a warning.
+# with TEST_PCAP=1 (test.sh's default) the patched tcpdump that make pcap
+# built. Dies if ours build with a warning.
 build_tests() {
 	local kind=$1 who=$2 obj=$BUILD/obj-$1 bin=$BUILD/selftests t
 	local log=$BUILD/selftests.log

@@ -4,6 +4,9 @@
 
   pcap-compare.py [options] A B   compare A with B; exit 0 if the same
   pcap-compare.py --count FILE    print the number of whole records
+  pcap-compare.py --wait N S FILE wait until FILE has N whole records, S
+                                  seconds at most (exit 1 then); prints
+                                  the number it has
 
 A and B must have the same link-layer type, snapshot length and time
 stamp precision, and records with the same captured length, length on
@@ -26,6 +29,7 @@ than corrupted). Exits 1 on a difference, 2 on an unreadable file.
 import argparse
 import struct
 import sys
+import time
 
 MAGICS = {
     0xa1b2c3d4: 'us',
@@ -178,6 +182,25 @@ def compare(args):
     return 1 if errors else 0
 
 
+def count(path):
+    """The whole records in path; 0 while it has no header yet."""
+    try:
+        return len(read_pcap(path)[1])
+    except (OSError, PcapError):
+        return 0
+
+
+def wait(want, secs, path):
+    """Poll path (a capture being written) until it has want records."""
+    end = time.monotonic() + secs
+    while True:
+        n = count(path)
+        if n >= want or time.monotonic() >= end:
+            print(n)
+            return 0 if n >= want else 1
+        time.sleep(0.1)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == '--count':
         try:
@@ -186,6 +209,8 @@ def main():
             print(e, file=sys.stderr)
             return 2
         return 0
+    if len(sys.argv) == 5 and sys.argv[1] == '--wait':
+        return wait(int(sys.argv[2]), float(sys.argv[3]), sys.argv[4])
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--prefix', action='store_true')
     p.add_argument('--records', type=int)

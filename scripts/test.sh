@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # test.sh: the project's test command (make test). From whatever state: deps,
-# tree, check-series (which also builds the debug kernel), the selftests (and
-# with TEST_PCAP=1 the patched tcpdump, make pcap), then one boot of the debug
-# kernel that runs the KUnit suites built into it, the tpacket4 selftests, the
-# tpbench checks, the upstream AF_PACKET selftests (and with TEST_PCAP=1 the
-# tcpdump checks, guest-pcap.sh).
+# tree, check-series (which also builds the debug kernel), the selftests, the
+# patched tcpdump (make pcap), then one boot of the debug kernel that runs
+# the KUnit suites built into it, the tpacket4 selftests, the tpbench checks,
+# the upstream AF_PACKET selftests and the tcpdump checks (guest-pcap.sh;
+# TEST_PCAP=0 leaves the tcpdump out).
 # Fails on any failed test, on no test at all, and on any kernel splat. The
 # last line is "N passed, N failed, N skipped".
 set -euo pipefail
@@ -20,9 +20,9 @@ say "test: series checked ($(elapsed))"
 KIND=debug
 build_kernel $KIND test
 
-# The patched libpcap and tcpdump, for guest-pcap.sh in the boot: only with
-# TEST_PCAP=1 for now (a zero-copy capture hung once in a test boot).
-if [ "${TEST_PCAP:-0}" = 1 ]; then
+# The patched libpcap and tcpdump, for guest-pcap.sh in the boot.
+export TEST_PCAP=${TEST_PCAP:-1}
+if [ "$TEST_PCAP" = 1 ]; then
 	say "test: building the patched tcpdump (make pcap)"
 	"$TOP/scripts/pcap.sh"
 fi
