@@ -342,6 +342,23 @@ check "V4 with -v: 10 packets (below the wake-up mark) within the timeout" timeo
 
 # Zero-copy takes queue pair 0 of A from the stack: compare with V3 on the
 # identical traffic sent again.
+
+# v3_again NAME WANT [FILTER...] -- COUNT SIZE [PKTGEN...]: the stock
+# tcpdump (V3) with FILTER captures the traffic that the zero-copy capture
+# NAME had, sent again: both must have the same WANT records.
+v3_again() {
+	local name=$1 want=$2 filter=() p
+	shift 2
+	while [ "$1" != -- ]; do filter+=("$1"); shift; done; shift
+	start "$name-v3" "$STOCK" "${filter[@]}" || return 1
+	p=$pid
+	send "$@" || { stop $p; return 1; }
+	await "$name-v3" "$want"
+	sleep 0.3
+	stop $p
+	$CMP --records "$want" "$work/$name.pcap" "$work/$name-v3.pcap"
+}
+
 zc_test() {
 	local p r s
 	start zc "$TD" --zerocopy=0 -v || return 1
@@ -355,13 +372,7 @@ zc_test() {
 	[ $r = 0 ] || { echo "exit $r: $(cat "$work/zc.err")"; return 1; }
 	s=$(stats zc)
 	[ "$s" = "1000 1000 0" ] || { echo "zero-copy captured/received/dropped: $s, want 1000 1000 0"; return 1; }
-	start zc-v3 "$STOCK" || return 1
-	p=$pid
-	send 1000 200 || { stop $p; return 1; }
-	await zc-v3 1000
-	sleep 0.3
-	stop $p
-	$CMP --records 1000 "$work/zc.pcap" "$work/zc-v3.pcap"
+	v3_again zc 1000 -- 1000 200
 }
 check "zero-copy capture = V3 capture of the same traffic sent again" zc_test
 
@@ -373,13 +384,7 @@ zc_filter_test() {
 	await zcf 200
 	sleep 1.5
 	stop $p || { echo "exit $?: $(cat "$work/zcf.err")"; return 1; }
-	start zcf-v3 "$STOCK" udp dst port 10 || return 1
-	p=$pid
-	send 400 200 "udp_dst_min 9" "udp_dst_max 11" || { stop $p; return 1; }
-	await zcf-v3 200
-	sleep 0.3
-	stop $p
-	$CMP --records 200 "$work/zcf.pcap" "$work/zcf-v3.pcap"
+	v3_again zcf 200 udp dst port 10 -- 400 200 "udp_dst_min 9" "udp_dst_max 11"
 }
 check "zero-copy with a filter (run in userland) = V3" zc_filter_test
 
