@@ -3,9 +3,11 @@
 # check-series.sh: what a maintainer checks before applying the series.
 #
 #  1. checkpatch.pl --strict on every patch of patches/: no error, warning
-#     or check. checkpatch's "does MAINTAINERS need updating?" is answered
-#     here instead: every file a patch adds must fall under a MAINTAINERS
-#     section with a maintainer (not only THE REST).
+#     or check; each commit message ends with its trailers (Signed-off-by
+#     among them), with nothing after them. checkpatch's "does MAINTAINERS
+#     need updating?" is answered here instead: every file a patch adds
+#     must fall under a MAINTAINERS section with a maintainer (not only
+#     THE REST).
 #  2. Every prefix of the series builds: the debug kernel (vmlinux, bzImage
 #     and modules, so i40e too) in its own O= directory, incrementally from
 #     one prefix to the next, and the tpacket4 selftests against the
@@ -39,6 +41,14 @@ for p in $(series_files); do
 			--ignore FILE_PATH_CHANGES "$p" 2>&1); then
 		printf '%s\n' "$out" | sed "s|^|  $name: |" >&2
 		warn "checkpatch: $name is not clean"
+		fail=1
+	fi
+	# The commit message ends with its trailers, the sign-off among them:
+	# nothing an editor or a rebase left after them.
+	last=$(awk '/^---$/ { exit } NF { l = $0 } END { print l }' "$p")
+	if ! grep -q '^Signed-off-by: .*<.*@.*>$' <(awk '/^---$/ { exit } { print }' "$p") ||
+	   ! [[ $last =~ ^[A-Z][A-Za-z-]+:\ .*\<.*@.*\>$ ]]; then
+		warn "checkpatch: $name: the commit message does not end with its Signed-off-by (last line: ${last:0:60})"
 		fail=1
 	fi
 	added=$(awk '/^diff --git a\// { f = $4; sub(/^b\//, "", f) } /^new file mode/ { print f }' "$p")

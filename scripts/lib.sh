@@ -204,7 +204,9 @@ build_tests() {
 }
 
 # run_tests <kind> <who>: boots the <kind> kernel once to run what
-# build_tests built (guest-tests.sh), then the verdict (results.py), whose
+# build_tests built (guest-tests.sh), with TEST_PCAP=1 checks the patched
+# tcpdump on the host's kernel too (host-pcap.sh: no TPACKET_V4 there),
+# then the verdict (results.py), whose
 # last line is "N passed, N failed, N skipped". Returns 0 if all passed.
 # Call it as "run_tests ... || rc=$?": it goes on after a failed step.
 run_tests() {
@@ -214,6 +216,12 @@ run_tests() {
 		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $BUILD/selftests $out/tests"
 	vrc=$?
 	[ $vrc = 0 ] || warn "$who: the test VM exited $vrc"
+	# The patched tcpdump on the host's kernel, which has no TPACKET_V4.
+	if [ "${TEST_PCAP:-0}" = 1 ] && [ -d "$out/tests" ] &&
+	   [ -x "$BUILD/selftests/pcap/tcpdump" ]; then
+		"$TOP/scripts/host-pcap.sh" "$BUILD/selftests/pcap/tcpdump" \
+			>"$out/tests/pcap@host.tap" 2>&1
+	fi
 	say "$who: results ($(elapsed)); logs in $out"
 	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" >"$out/summary.txt"
 	rc=$?
