@@ -56,7 +56,7 @@ run_tap() {
 # a packet buffer is its user's, and tests on both sides check that charge
 # exactly. A part of a program writes OUT/<program>@<part>.tap.
 LONG=teardown_under_traffic
-BG="tp4_rx"
+BG="tp4_rx tp4_stack"
 slow() {
 	local AS_UID=4242 name
 	[ -x "$bin/tpacket4/tp4_zc_veth" ] &&
