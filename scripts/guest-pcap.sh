@@ -56,8 +56,6 @@ diag() {
 		echo "# ---- diag at ${SECONDS}s: $1"
 		grep -E 'Params|count|Current|pkts-sofar|errors|Result' $pg/$B
 		ip -s link show $A
-		command -v ethtool >/dev/null &&
-			{ ethtool -S $A; ethtool -S $B; } | grep -vE ': 0$'
 		cat /proc/net/packet
 		# shellcheck disable=SC2046
 		python3 "$TOP/scripts/tp4-ring.py" $(pgrep -x tcpdump)

@@ -49,10 +49,10 @@ run_tap() {
 	report "$out/$name.tap"
 }
 
-# Two streams, one per vCPU, of nine to ten minutes each: in the background
+# Two streams, one per vCPU, of about ten minutes each: in the background
 # tp4_zc_veth's teardown loop (the longest test), the tpbench checks and the
-# programs in BG; the rest here, then the tcpdump checks. Each program has its own network namespace; none measures
-# speed. The background stream runs as another user: the memlock charge of
+# programs in BG; the rest here, then the tcpdump checks. Each program has
+# its own network namespace; none measures speed. The background stream runs as another user: the memlock charge of
 # a packet buffer is its user's, and tests on both sides check that charge
 # exactly. A part of a program writes OUT/<program>@<part>.tap.
 LONG=teardown_under_traffic

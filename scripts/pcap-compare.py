@@ -182,14 +182,6 @@ def compare(args):
     return 1 if errors else 0
 
 
-def count(path):
-    """The whole records in path; 0 while it has no header yet."""
-    try:
-        return len(read_pcap(path)[1])
-    except (OSError, PcapError):
-        return 0
-
-
 def wait(want, secs, path):
     """Poll path (a capture being written) until it has want records,
     reading only what was added since the last look (under emulation,
