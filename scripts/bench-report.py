@@ -27,7 +27,7 @@ MODES = [  # column id, heading
     # The capture row: pktgen alone, no capture: the ceiling.
     ('pktgen', 'pktgen'),
 ]
-ROWS = [  # row id, bench, pkt_size, inflight, poll
+ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp]
     ('rxdrop 64B', 'rxdrop', 64, 0, False),
     ('rxdrop 1500B', 'rxdrop', 1500, 0, False),
     ('rxdrop-poll 64B', 'rxdrop', 64, 0, True),
@@ -38,6 +38,13 @@ ROWS = [  # row id, bench, pkt_size, inflight, poll
     ('l2fwd 1500B', 'l2fwd', 1500, 0, False),
     ('l2fwd-1 ping-pong', 'pingpong', 64, 1, False),
     ('l2fwd-64 ping-pong', 'pingpong', 64, 64, False),
+    # XDP on zero-copy queues: the rate is what the program counted; V3
+    # there is veth's native XDP path without zero-copy (the socket gets
+    # nothing), V4+ZC the program on the zero-copy queue.
+    ('rxdrop 64B XDP_DROP', 'rxdrop', 64, 0, False, 'drop'),
+    # An XDP_PASS program on both ends: its cost is the ratio to the V4+ZC
+    # of the row without it.
+    ('l2fwd-64 ping-pong XDP_PASS', 'pingpong', 64, 64, False, 'pass'),
     ('capture 64B', 'capture', 64, 0, False),
     ('capture 1500B', 'capture', 1500, 0, False),
 ]
@@ -68,13 +75,15 @@ def load(path):
 
 def summarize(runs):
     rows = []
-    for name, bench, size, inflight, poll in ROWS:
+    for name, bench, size, inflight, poll, *prog in ROWS:
+        prog = prog[0] if prog else ''
         cells = {}
         for mode, _ in MODES:
             sel = [r for r in runs
                    if r['bench'] == bench and r['mode'] == mode and
                    r['pkt_size'] == size and r.get('inflight', 0) == inflight
-                   and r.get('poll', False) == poll]
+                   and r.get('poll', False) == poll and
+                   r.get('xdp', '') == prog]
             pps = [r['pps'] for r in sel]
             if pps:
                 cells[mode] = {'median': statistics.median(pps),
@@ -113,9 +122,19 @@ def summarize(runs):
                 c['paired_v3'] = {'median': statistics.median(paired),
                                   'min': min(paired), 'max': max(paired),
                                   'ratios': paired}
+        if prog:
+            # The same row without a program, measured in the same boot.
+            plain = next((r for r in rows if r['bench'] == bench and
+                          r['pkt_size'] == size and
+                          r['inflight'] == inflight and
+                          r['poll'] == poll and not r['xdp']), None)
+            for mode, c in cells.items():
+                p = plain and plain['cells'].get(mode, {}).get('median')
+                c['ratio_noxdp'] = c['median'] / p if p else None
         if cells:
             rows.append({'row': name, 'bench': bench, 'pkt_size': size,
-                         'inflight': inflight, 'cells': cells})
+                         'inflight': inflight, 'poll': poll, 'xdp': prog,
+                         'cells': cells})
             if bench == 'capture':
                 rows[-1]['capture'] = capture_goal(cells)
     return rows
@@ -238,6 +257,19 @@ def markdown(rows, meta, failed):
                  lambda c: '%.2f (%.2f-%.2f)' % (
                      c['paired_v3']['median'], c['paired_v3']['min'],
                      c['paired_v3']['max']) if 'paired_v3' in c else '')
+    xdps = [r for r in rows if r['xdp']]
+    if xdps:
+        out += ['', '## XDP: ratio to the same mode without a program, and '
+                'V4+ZC to V3', '',
+                'XDP_DROP row: V3 is veth\'s native XDP path (no zero-copy; '
+                'the socket gets nothing), V4+ZC the same program on the '
+                'zero-copy queue; the rate is what the program counted.', '',
+                '| benchmark | mode | / same without XDP | / V3 |',
+                '|---|---|---:|---:|']
+        out += ['| %s | %s | %s | %s |' % (
+            r['row'], dict(MODES).get(m, m),
+            fmt_ratio(c.get('ratio_noxdp')), fmt_ratio(c.get('ratio_v3')))
+            for r in xdps for m, c in r['cells'].items()]
     caps = [r for r in rows if r['bench'] == 'capture']
     if caps:
         out += capture_tables(caps)

@@ -46,9 +46,9 @@ esac
 
 secs=${BENCH_SECS:-5}
 runs=${BENCH_RUNS:-3}
-# At most 45 runs a round (32 today, 38 with V4+ZC) of (secs + 2) s each,
-# 8 capture runs of (secs + 8) s (tcpdump starts, drains its ring, stops),
-# and the boot.
+# At most 45 runs a round (32 today, 38 with V4+ZC, 41 with the XDP row) of
+# (secs + 2) s each, 8 capture runs of (secs + 8) s (tcpdump starts, drains
+# its ring, stops), and the boot.
 timeout=${VM_TIMEOUT:-$(( runs * (45 * (secs + 2) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
 # The kernel console is kept in console.txt (a panic never reaches

@@ -17,6 +17,10 @@
 #     adds or changes (and so in the headers they include), against the
 #     same files of the base.
 #  4. kernel-doc -Wall is clean on the kernel files the series adds.
+#  5. Each UAPI header the series changes passes the kernel's header test
+#     (usr/include/Makefile: installed, included twice into an empty C90
+#     file, headers_check.pl), and its copy under tools/include/uapi, if
+#     there is one, is the same file (as tools/ keeps them in sync).
 #
 # Prefixes and W=1/sparse results already checked for the same tree and
 # config are remembered in build/check/ and not built again.
@@ -160,6 +164,32 @@ if [ -n "$new_files" ]; then
 	else
 		say "check-series: kernel-doc clean on $(echo $new_files | wc -w) new files"
 	fi
+fi
+
+# --- 5. the UAPI headers the series changes ------------------------------------
+uapi=$(git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- 'include/uapi/*.h')
+if [ -n "$uapi" ]; then
+	kmake "$KIND" -s headers >/dev/null
+	inc=$obj/usr/include
+	n=0
+	for h in $uapi; do
+		rel=${h#include/uapi/}
+		n=$((n + 1))
+		if ! out=$(gcc -std=c90 -Wall -Werror=implicit-function-declaration \
+				-fsyntax-only -x c /dev/null -I "$inc" \
+				-include "$inc/$rel" -include "$inc/$rel" 2>&1 &&
+			   perl "$TREE/usr/include/headers_check.pl" "$inc" x86 \
+				"$inc/$rel" 2>&1); then
+			printf '%s\n' "$out" | sed 's/^/  /' >&2
+			warn "check-series: UAPI header $rel fails the header test"
+			fail=1
+		fi
+		if [ -f "$TREE/tools/$h" ] && ! cmp -s "$TREE/$h" "$TREE/tools/$h"; then
+			warn "check-series: tools/$h differs from $h"
+			fail=1
+		fi
+	done
+	say "check-series: UAPI header test on $n changed headers"
 fi
 
 [ $fail = 0 ] || die "check-series: failed"

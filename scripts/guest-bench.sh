@@ -20,6 +20,14 @@
 #                  xskbench the same (AF_XDP copy mode, native XDP on both
 #                  ends); shmring, two processes and shared memory, the
 #                  ceiling;
+#   xdp            XDP on zero-copy queues (tpbench --xdp, a program that
+#                  counts each packet): rxdrop 64 B with XDP_DROP, pktgen
+#                  as for rxdrop, the program on a V4+ZC queue ("v4zc")
+#                  and in veth's own native XDP path without zero-copy
+#                  ("v3": a V3 socket that gets nothing), the rate being
+#                  what the program counted; and l2fwd-64 ping-pong V4+ZC
+#                  with an XDP_PASS program on both ends, against the
+#                  pingpong row's V4+ZC without one;
 #   capture        tcpdump -w /dev/null on tp4a (CPU 1) while pktgen floods
 #                  from tp4b as for rxdrop, 64 and 1500 bytes: the stock
 #                  /usr/bin/tcpdump (TPACKET_V3), the patched one (BINDIR/
@@ -33,7 +41,7 @@
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
 # "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
 # and BENCH_RUNS (default 3) set the length and the repetitions; BENCH_ROWS
-# (default "rxdrop rxdrop-poll txpush l2fwd pingpong"; "capture" runs only
+# (default "rxdrop rxdrop-poll txpush l2fwd pingpong xdp"; "capture" runs only
 # when asked for, see below) and
 # BENCH_MODES (default: all of this kernel's) a part of the matrix (the
 # capture row runs those of v3, v4 and v4zc that BENCH_MODES has, and
@@ -74,7 +82,7 @@ fi
 # XDP hits BUG_ON(skb_shared()) in pskb_expand_head() on them (kernel BUG,
 # panic); veth's native path copies a shared skb first.
 modes="$modes xdp-drv"
-rows=${BENCH_ROWS:-rxdrop rxdrop-poll txpush l2fwd pingpong}
+rows=${BENCH_ROWS:-rxdrop rxdrop-poll txpush l2fwd pingpong xdp}
 if [ -n "${BENCH_MODES:-}" ]; then
 	modes=$BENCH_MODES
 fi
@@ -223,6 +231,58 @@ pingpong_one() {
 	record "l2fwd-$n ping-pong $mode" "$tpbench" "${v[@]}" -i tp4a \
 		--pingpong "$n" --peer tp4b -c 0 -C 1 -d "$secs" -q
 }
+# The XDP row's modes: the program in veth's native path (v3) and on a
+# zero-copy queue (v4zc), those BENCH_MODES has.
+xdp_modes=
+for m in v3 v4zc; do
+	case " $modes " in
+	*" $m "*) xdp_modes="$xdp_modes $m" ;;
+	esac
+done
+
+# xdp_attached DEV: wait (20 s at most) until DEV has an XDP program.
+xdp_attached() {
+	for _ in $(seq 200); do
+		ip link show dev "$1" | grep -q 'prog/xdp' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# xdp_drop_run CMD...: CMD is tpbench --rxdrop --xdp drop, which measures
+# from the first packet on: pktgen starts once its program is attached (XDP
+# goes on and off only while no traffic flows, see one()).
+xdp_drop_run() {
+	local p rc
+	"$@" &
+	p=$!
+	if ! xdp_attached tp4a; then
+		kill "$p"
+		wait "$p"
+		echo "the XDP program was not attached" >&2
+		return 1
+	fi
+	pktgen_start 64
+	wait "$p"
+	rc=$?
+	pktgen_stop
+	return $rc
+}
+
+# xdp_one MODE: one run of the XDP row's rxdrop and, for v4zc, ping-pong.
+xdp_one() {
+	local v
+	case $1 in
+	v4zc) v=(-v 4 -z 0) ;;
+	*) v=(-v "${1#v}") ;;
+	esac
+	record "rxdrop 64 B $1 XDP_DROP" xdp_drop_run "$tpbench" "${v[@]}" \
+		--rxdrop --xdp drop -q -i tp4a -s 64 -d "$secs" -c 1
+	[ "$1" = v4zc ] || return 0
+	record "l2fwd-64 ping-pong $1 XDP_PASS" "$tpbench" "${v[@]}" -i tp4a \
+		--pingpong 64 --peer tp4b -c 0 -C 1 -d "$secs" -q --xdp pass
+}
+
 # The capture row: the stock tcpdump (V3), the patched one in V4 copy mode
 # and with zero-copy (those BENCH_MODES has), and pktgen alone.
 cap_modes=
@@ -429,6 +489,13 @@ for bench in $rows; do
 		total=$((total + 2 * $(echo "$cap_modes" | wc -w)))
 		continue
 	fi
+	if [ "$bench" = xdp ]; then
+		total=$((total + $(echo "$xdp_modes" | wc -w)))
+		case " $xdp_modes " in
+		*" v4zc "*) total=$((total + 1)) ;;
+		esac
+		continue
+	fi
 	for mode in $modes; do
 		case $bench-$mode in
 		pingpong-*|rxdrop-poll-xdp-*) ;;
@@ -445,6 +512,12 @@ for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
+		if [ "$bench" = xdp ]; then
+			for mode in $xdp_modes; do
+				xdp_one "$mode"
+			done
+			continue
+		fi
 		for size in 64 1500; do
 			if [ "$bench" = capture ]; then
 				for mode in $cap_modes; do
