@@ -86,8 +86,11 @@ def main():
     for name in sorted(os.listdir(testdir)) if os.path.isdir(testdir) else []:
         if not name.endswith('.tap'):
             continue
-        # A program run in parts: <program>@<part>.tap.
-        prog = name[:-4].split('@')[0]
+        # A program run in parts: <program>@<part>.tap; a whole program
+        # run again in another set-up: <program>@+<setup>.tap.
+        prog, _, part = name[:-4].partition('@')
+        if part.startswith('+'):
+            prog += part
         # The patched tcpdump's checks (guest-pcap.sh) are not tpacket4's.
         label = 'pcap' if prog == 'pcap' else 'tpacket4/%s' % prog
         plan, seen = None, 0
