@@ -7,7 +7,8 @@
 # PMU under TCG, whose timer interrupts land at translation-block ends, so
 # shares lean toward long loops such as pktgen's). Per mode and size: the
 # tpbench result and the top of the profile.
-#   MODES="3 4" SIZES="64 1500" TOP=30 EXTRA=--poll (tpbench options)
+#   MODES="3 4" SIZES="64 1500" TOP=30 EXTRA="-b 64" (tpbench options)
+#   POLL=1: the rxdrop-poll row's reader (--poll; V4 with --lowat 64)
 bin=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/obj-bench/samples/tpacket4}
 pg=/proc/net/pktgen
 modprobe pktgen 2>/dev/null
@@ -23,13 +24,16 @@ for v in ${MODES:-3 4}; do
 	echo "dst_mac 02:00:00:00:00:99" >$pg/tp4b
 	echo start >$pg/pgctrl & pk=$!
 	sleep 0.5
-	$bin/tpbench -v $v --rxdrop -i tp4a -s $size -d 7 -c 1 -q $EXTRA > /tmp/r$v.json &
+	poll=
+	[ -n "${POLL:-}" ] && poll=--poll
+	[ -n "$poll" ] && [ "$v" = 4 ] && poll="$poll --lowat 64"
+	$bin/tpbench -v $v --rxdrop -i tp4a -s $size -d 7 -c 1 -q $poll $EXTRA > /tmp/r$v.json &
 	tp=$!
 	sleep 1.5
 	perf record -q -e cpu-clock -F 2000 -C 0 ${CALLG} -o /tmp/p$v.data -- sleep 4 2>&1 | tail -2
 	wait $tp
 	echo stop >$pg/pgctrl; wait $pk
-	echo "=== v$v $size B: $(tail -1 /tmp/r$v.json | cut -c1-40) $(grep -o '"pps":[0-9.]*,"drops":[0-9]*' /tmp/r$v.json)"
+	echo "=== v$v $size B: $(tail -1 /tmp/r$v.json | cut -c1-40) $(grep -o '"pps":[0-9.]*,"drops":[0-9]*' /tmp/r$v.json) $(grep -o '"sleeps":[0-9]*' /tmp/r$v.json)"
 	perf report -i /tmp/p$v.data --stdio --no-children --sort sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -${TOP:-45}
 done
 done
