@@ -9,9 +9,10 @@
 #                  to the socket's ring runs in pktgen's softirq, CPU 0);
 #   txpush         the benchmark sends on tp4a from CPU 1;
 #   rxdrop-poll    rxdrop with a reader that sleeps in poll() when idle;
-#                  V4 asks to be woken once 64 frames wait (SO_RCVLOWAT)
-#                  and polls with a 1 ms timeout: the batching and latency
-#                  of V3's blocks (64 frames, 1 ms timer) in tpbench;
+#                  V4 asks to be woken once as many frames wait as V3's
+#                  block holds packets (SO_RCVLOWAT: 512 at 64 bytes, 64
+#                  at 1500; see v3_block_pkts) and polls with a 1 ms
+#                  timeout, the latency of V3's 1 ms block timer;
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
@@ -145,6 +146,21 @@ say_failed() {
 	return 1
 }
 
+# v3_block_pkts SIZE: how many packets of SIZE bytes V3's reader gets per
+# wake-up when its blocks fill, as a power of two (rounded down): tpbench's
+# block of 64 2048-byte frames (128 KB) over the space V3 gives each
+# packet (TPACKET3_HDRLEN and sockaddr_ll, the MAC header at a 16-byte
+# aligned network header, the packet, 16-byte aligned): 818 packets of
+# 64 bytes -> 512, 82 of 1500 -> 64. The V4 reader of rxdrop-poll asks
+# for as many (SO_RCVLOWAT), so that both sleep about as often, and both
+# wait 1 ms at most (V3's block timer, V4's poll() timeout).
+v3_block_pkts() {
+	local per=$(( (82 + $1 + 15) / 16 * 16 )) n p=1
+	n=$(( (131072 - 48) / per ))
+	while [ $((p * 2)) -le "$n" ]; do p=$((p * 2)); done
+	echo "$p"
+}
+
 # one BENCH MODE SIZE: one run of a socket benchmark on tp4a. rxdrop-poll
 # is rxdrop with a reader that sleeps in poll() when idle (tpbench only).
 one() {
@@ -159,7 +175,7 @@ one() {
 	v*) cmd+=("--${bench%-poll}" -q)
 	    if [ "$bench" = rxdrop-poll ]; then
 		    cmd+=(--poll)
-		    [ "${mode:0:2}" = v4 ] && cmd+=(--lowat 64)
+		    [ "${mode:0:2}" = v4 ] && cmd+=(--lowat "$(v3_block_pkts "$size")")
 	    fi ;;
 	*) cmd+=(-Q) ;;
 	esac
