@@ -10,9 +10,9 @@
 #   txpush         the benchmark sends on tp4a from CPU 1;
 #   rxdrop-poll    rxdrop with a reader that sleeps in poll() when idle;
 #                  V4 asks to be woken once as many frames wait as V3's
-#                  block holds packets (SO_RCVLOWAT: 512 at 64 bytes, 64
+#                  block holds packets (SO_RCVLOWAT: 818 at 64 bytes, 82
 #                  at 1500; see v3_block_pkts) and polls with a 1 ms
-#                  timeout, the latency of V3's 1 ms block timer;
+#                  timeout, as V3's block timer asks for 1 ms;
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
@@ -147,18 +147,15 @@ say_failed() {
 }
 
 # v3_block_pkts SIZE: how many packets of SIZE bytes V3's reader gets per
-# wake-up when its blocks fill, as a power of two (rounded down): tpbench's
-# block of 64 2048-byte frames (128 KB) over the space V3 gives each
-# packet (TPACKET3_HDRLEN and sockaddr_ll, the MAC header at a 16-byte
+# wake-up when its blocks fill: tpbench's block of 64 2048-byte frames
+# (128 KB, less its 48-byte header) over the space V3 gives each packet
+# (TPACKET3_HDRLEN and sockaddr_ll, the MAC header before a 16-byte
 # aligned network header, the packet, 16-byte aligned): 818 packets of
-# 64 bytes -> 512, 82 of 1500 -> 64. The V4 reader of rxdrop-poll asks
-# for as many (SO_RCVLOWAT), so that both sleep about as often, and both
-# wait 1 ms at most (V3's block timer, V4's poll() timeout).
+# 64 bytes, 82 of 1500. The V4 reader of rxdrop-poll asks for as many
+# (SO_RCVLOWAT), so that both sleep about as often when the flood keeps
+# up, and polls with a 1 ms timeout (V3's block timer asks for 1 ms).
 v3_block_pkts() {
-	local per=$(( (82 + $1 + 15) / 16 * 16 )) n p=1
-	n=$(( (131072 - 48) / per ))
-	while [ $((p * 2)) -le "$n" ]; do p=$((p * 2)); done
-	echo "$p"
+	echo $(( (131072 - 48) / ((82 + $1 + 15) / 16 * 16) ))
 }
 
 # one BENCH MODE SIZE: one run of a socket benchmark on tp4a. rxdrop-poll
