@@ -100,6 +100,14 @@ def summarize(runs):
                       r['packets']]
             if pps and sleeps:
                 cells[mode]['sleeps_per_k'] = statistics.median(sleeps)
+            # What the reader cost its CPU (tpbench's user and system
+            # time), in microseconds per packet received.
+            cpu = [1e6 * r['cpu'] / r['packets'] for r in runs
+                   if r['bench'] == bench and r['mode'] == mode and
+                   r['pkt_size'] == size and poll and
+                   r.get('poll', False) and 'cpu' in r and r['packets']]
+            if pps and cpu:
+                cells[mode]['cpu_us'] = statistics.median(cpu)
         v2 = cells.get('v2', {}).get('median')
         v3 = cells.get('v3', {}).get('median')
         v4 = cells.get('v4', {}).get('median')
@@ -280,6 +288,12 @@ def markdown(rows, meta, failed):
                      '(median)', slept, cols,
                      lambda c: '%.1f' % c['sleeps_per_k']
                      if 'sleeps_per_k' in c else '')
+    costly = [r for r in rows
+              if any('cpu_us' in c for c in r['cells'].values())]
+    if costly:
+        out += table('CPU time of the poll() reader per packet, '
+                     'microseconds (median)', costly, cols,
+                     lambda c: '%.2f' % c['cpu_us'] if 'cpu_us' in c else '')
     out += ['', 'rxdrop/l2fwd: pktgen floods one end of a veth pair from CPU 0, '
             'the benchmark runs on the other end on CPU 1 (the receive path '
             'up to its ring runs in pktgen\'s softirq, CPU 0); rxdrop-poll: '
@@ -287,8 +301,10 @@ def markdown(rows, meta, failed):
             'empty, as tcpdump does, instead of spinning (V3 wakes its '
             'reader once per block, 64 frames\' bytes: about 800 packets of '
             '64 bytes, 80 of 1500; V4 asks to be woken once as many frames '
-            'wait, SO_RCVLOWAT 818 and 82, and polls with a 1 ms timeout, '
-            'what V3\'s block timer asks for). txpush: sends '
+            'wait, SO_RCVLOWAT 818 and 82; both wait 4 ms for a partial batch, '
+            'V3\'s block timer and V4\'s poll() timeout, a jiffy at '
+            'HZ=250, what V3\'s timer gives when asked for less). '
+            'txpush: sends '
             'on a veth from CPU 1. '
             'l2fwd-N: N packets ping-ponged between two processes on the two '
             'ends of a veth pair; shm ring: the same between two processes '

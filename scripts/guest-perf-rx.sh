@@ -26,7 +26,7 @@ for v in ${MODES:-3 4}; do
 	sleep 0.5
 	poll=
 	[ -n "${POLL:-}" ] && poll=--poll
-	[ -n "$poll" ] && [ "$v" = 4 ] && poll="$poll --lowat 64"
+	[ -n "$poll" ] && [ "$v" = 4 ] && poll="$poll --lowat ${LOWAT:-$(( (131072 - 48) / ((82 + size + 15) / 16 * 16) ))}"
 	$bin/tpbench -v $v --rxdrop -i tp4a -s $size -d 7 -c 1 -q $poll $EXTRA > /tmp/r$v.json &
 	tp=$!
 	sleep 1.5
