@@ -142,6 +142,11 @@ file_warnings() {
 	cc=$(cc_wrap)
 	: >"$out.log"
 	if [ $# -gt 0 ]; then
+		# Compiled again, each of them: an object that is up to date
+		# would say nothing, and a header the series changes makes the
+		# head's stale where the base's are not (ccache replays the
+		# warnings of a compile it has seen).
+		printf '%s\n' "$@" | sed "s|\\.c$|.o|; s|^|$obj/|" | xargs rm -f
 		# shellcheck disable=SC2046
 		make -k -C "$tree" O="$obj" CC="$cc" HOSTCC="$cc" -j"$JOBS" W=1 C=2 \
 			$(printf '%s\n' "$@" | sed 's/\.c$/.o/') >>"$out.log" 2>&1 || true
