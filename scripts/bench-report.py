@@ -91,22 +91,16 @@ def summarize(runs):
                                'runs': pps}
                 if bench == 'capture':
                     cells[mode].update(capture_cell(sel))
-            # How often a --poll reader slept (tpbench's voluntary context
-            # switches), per thousand packets received.
-            sleeps = [1e3 * r['sleeps'] / r['packets'] for r in runs
-                      if r['bench'] == bench and r['mode'] == mode and
-                      r['pkt_size'] == size and poll and
-                      r.get('poll', False) and r.get('sleeps', -1) >= 0 and
-                      r['packets']]
-            if pps and sleeps:
+            # For a --poll reader: how often it slept (tpbench's voluntary
+            # context switches) per thousand packets received, and what it
+            # cost its CPU (user and system time) per packet, microseconds.
+            polled = [r for r in sel if poll and r['packets']]
+            sleeps = [1e3 * r['sleeps'] / r['packets'] for r in polled
+                      if r.get('sleeps', -1) >= 0]
+            if sleeps:
                 cells[mode]['sleeps_per_k'] = statistics.median(sleeps)
-            # What the reader cost its CPU (tpbench's user and system
-            # time), in microseconds per packet received.
-            cpu = [1e6 * r['cpu'] / r['packets'] for r in runs
-                   if r['bench'] == bench and r['mode'] == mode and
-                   r['pkt_size'] == size and poll and
-                   r.get('poll', False) and 'cpu' in r and r['packets']]
-            if pps and cpu:
+            cpu = [1e6 * r['cpu'] / r['packets'] for r in polled if 'cpu' in r]
+            if cpu:
                 cells[mode]['cpu_us'] = statistics.median(cpu)
         v2 = cells.get('v2', {}).get('median')
         v3 = cells.get('v3', {}).get('median')
