@@ -7,7 +7,8 @@
 #     among them), with nothing after them. checkpatch's "does MAINTAINERS
 #     need updating?" is answered here instead: every file a patch adds
 #     must fall under a MAINTAINERS section with a maintainer (not only
-#     THE REST).
+#     THE REST), and get_maintainer.pl names the series' own entries
+#     ("PACKET SOCKETS V4 ...") for every patch.
 #  2. Every prefix of the series builds: the debug kernel (vmlinux, bzImage
 #     and modules, so i40e too) in its own O= directory, incrementally from
 #     one prefix to the next, and the tpacket4 selftests against the
@@ -21,6 +22,10 @@
 #     (usr/include/Makefile: installed, included twice into an empty C90
 #     file, headers_check.pl), and its copy under tools/include/uapi, if
 #     there is one, is the same file (as tools/ keeps them in sync).
+#  6. The networking documentation builds (make htmldocs
+#     SPHINXDIRS=networking) with no Sphinx or kernel-doc warning about a
+#     file the series adds or a line it adds (docs-warnings.py); the
+#     base's own warnings (labels outside networking/, no graphviz) stay.
 #
 # Prefixes and W=1/sparse results already checked for the same tree and
 # config are remembered in build/check/ and not built again.
@@ -38,6 +43,8 @@ fail=0
 
 # --- 1. checkpatch -----------------------------------------------------------
 say "check-series: checkpatch --strict"
+# The MAINTAINERS entries of the series (its last patch adds them).
+V4_ENTRY="PACKET SOCKETS V4"
 for p in $(series_files); do
 	name=$(basename "$p")
 	# checkpatch runs spdxcheck.py with python3 from PATH: Debian's has ply.
@@ -59,6 +66,13 @@ for p in $(series_files); do
 	# shellcheck disable=SC2086
 	if [ -n "$added" ] && ! orphans=$(python3 "$TOP/scripts/maintained.py" "$TREE/MAINTAINERS" $added); then
 		warn "checkpatch: $name adds files that no MAINTAINERS entry names: $(echo $orphans)"
+		fail=1
+	fi
+	# Whoever answers for V4 is asked about every patch of it.
+	if grep -q "^$V4_ENTRY" "$TREE/MAINTAINERS" &&
+	   ! (cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/get_maintainer.pl --no-git \
+		--no-git-fallback "$p" 2>/dev/null) | grep -q "$V4_ENTRY"; then
+		warn "checkpatch: get_maintainer.pl does not name $V4_ENTRY for $name"
 		fail=1
 	fi
 done
@@ -190,6 +204,35 @@ if [ -n "$uapi" ]; then
 		fi
 	done
 	say "check-series: UAPI header test on $n changed headers"
+fi
+
+# --- 6. the networking documentation -------------------------------------------
+if [ -n "$(git -C "$TREE" diff --name-only "$BASE_TAG..$BRANCH" -- Documentation/networking)" ]; then
+	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")
+	if [ -f "$state/docs-$key" ]; then
+		say "check-series: networking documentation (checked before): no new warnings"
+	else
+		say "check-series: make htmldocs SPHINXDIRS=networking"
+		log=$state/htmldocs.log
+		# Debian's python3 and sphinx-build (make deps), as for checkpatch.
+		if ! PATH=/usr/bin:$PATH make -C "$TREE" O="$BUILD/docs" SPHINXDIRS=networking \
+				htmldocs >"$log" 2>&1; then
+			tail -20 "$log" >&2
+			warn "check-series: the networking documentation does not build ($log)"
+			fail=1
+		else
+			# Warnings about the files of the series, or about the
+			# lines it adds to files of the base.
+			if ! python3 "$TOP/scripts/docs-warnings.py" "$log" "$TREE" \
+					"$BASE_TAG" "$BRANCH" >&2; then
+				warn "check-series: the documentation build warns about the series ($log)"
+				fail=1
+			else
+				touch "$state/docs-$key"
+				say "check-series: networking documentation built, no warning about the series' files"
+			fi
+		fi
+	fi
 fi
 
 [ $fail = 0 ] || die "check-series: failed"

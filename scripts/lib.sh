@@ -80,6 +80,7 @@ export_series() {
 	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
 	GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
 	git -C "$TREE" -c core.abbrev=12 format-patch -q -o "$dir" --zero-commit --no-signature \
+		--base="$BASE_TAG" \
 		--cover-letter --cover-from-description=subject \
 		--subject-prefix="$SUBJECT_PREFIX" "$BASE_TAG..HEAD"
 	local date
@@ -195,6 +196,10 @@ build_tests() {
 		mkdir -p "$bin/samples"
 		cp "$obj/samples/tpacket4/tpbench" "$TREE/samples/tpacket4/bench_all.sh" \
 			"$bin/samples/"
+		# The example of Documentation/networking/packet_v4.rst.
+		if [ -x "$obj/samples/tpacket4/tp4_echo" ]; then
+			cp "$obj/samples/tpacket4/tp4_echo" "$bin/samples/"
+		fi
 	fi
 	# The patched tcpdump (make pcap), for guest-pcap.sh, with TEST_PCAP=1.
 	if [ "${TEST_PCAP:-0}" = 1 ] && [ -x "$BUILD/pcap/bin/tcpdump" ]; then

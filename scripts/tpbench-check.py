@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """tpbench-check.py TPBENCH BENCH_ALL: the tests of tpbench (samples/tpacket4).
 
+And of tp4_echo, the example of Documentation/networking/packet_v4.rst,
+where it sits beside TPBENCH.
+
 Runs as root in a network namespace of its own (scripts/guest-tests.sh), on
 a veth pair tpka <-> tpkb with IPv6 off so that nothing else crosses it.
 Checks what tpbench reports against what the other end of the pair counted,
@@ -10,12 +13,14 @@ for TPACKET_V2, V3 and V4; its errors; and bench_all.sh. Prints TAP.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 TPBENCH, BENCH_ALL = (os.path.abspath(a) for a in sys.argv[1:3])
+TP4_ECHO = os.path.join(os.path.dirname(TPBENCH), 'tp4_echo')
 results = []
 
 
@@ -252,6 +257,61 @@ def _():
     if len(tx) != 3 or any(float(x) <= 0 for x in tx):
         raise AssertionError('txpush row: %r' % lines[2])
     eq('json modes', modes, ['v2', 'v3', 'v4'] * 3)
+
+
+def mtu(dev, n):
+    sh('ip', 'link', 'set', 'dev', dev, 'mtu', str(n))
+
+
+if os.path.exists(TP4_ECHO):
+    @test('tp4_echo: each packet back, addresses swapped, one or two frames')
+    def _():
+        # Ethernet frames of 60 to 3014 bytes (3014: two 2048-byte frames,
+        # TP4_PKT_CONT on RX and TX), a local experimental EtherType.
+        a, b = bytes.fromhex('020000000001'), bytes.fromhex('020000000002')
+        sizes = (60, 1514, 3014)
+        sent = [a + b + bytes.fromhex('88b5') +
+                bytes((i * 7 + n) & 0xff for i in range(n - 14))
+                for n in sizes]
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                          socket.htons(0x88b5))
+        try:
+            for d in ('tpka', 'tpkb'):
+                mtu(d, 3000)
+            s.bind(('tpkb', 0x88b5))
+            s.settimeout(10)
+            before = bound('tpka')
+            p = subprocess.Popen([TP4_ECHO, 'tpka', str(len(sent))],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            for _ in range(300):
+                if bound('tpka') > before or p.poll() is not None:
+                    break
+                time.sleep(0.1)
+            back = []
+            for f in sent:
+                s.send(f)
+                while True:     # the socket sees tpkb's own sends too
+                    data, addr = s.recvfrom(65536)
+                    if addr[2] != socket.PACKET_OUTGOING:
+                        break
+                back.append(data)
+            out, err = p.communicate(timeout=30)
+        finally:
+            s.close()
+            for d in ('tpka', 'tpkb'):
+                mtu(d, 1500)
+        eq('exit', (p.returncode, err), (0, ''))
+        eq('stdout', out, ''.join('%d bytes\n' % n for n in sizes) +
+           'echoed %d packets\n' % len(sizes))
+        eq('echoed frames', back, [f[6:12] + f[:6] + f[12:] for f in sent])
+
+    @test('tp4_echo: a device that does not exist: exit 1')
+    def _():
+        p = subprocess.run([TP4_ECHO, 'tpk-none', '1'], capture_output=True,
+                           text=True, timeout=30)
+        eq('exit', p.returncode, 1)
+        eq('stderr', p.stderr, 'tp4_echo: tpk-none: No such device\n')
 
 
 print('TAP version 13')
