@@ -64,17 +64,22 @@ def bound(dev):
         return sum(1 for l in f.readlines()[1:] if int(l.split()[4]) == idx)
 
 
-def start(dev, *args):
-    """tpbench on @dev for long, returned once its socket is bound."""
+def popen_bound(dev, cmd):
+    """@cmd started, returned once it bound a packet socket to @dev."""
     before = bound(dev)
-    p = subprocess.Popen([TPBENCH, '-i', dev, '-d', '60', '-q'] + list(args),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     for _ in range(300):
         if bound(dev) > before or p.poll() is not None:
             break
         time.sleep(0.1)
     return p
+
+
+def start(dev, *args):
+    """tpbench on @dev for long, returned once its socket is bound."""
+    return popen_bound(dev, [TPBENCH, '-i', dev, '-d', '60', '-q'] +
+                       list(args))
 
 
 def finish(p):
@@ -280,14 +285,7 @@ if os.path.exists(TP4_ECHO):
                 mtu(d, 3000)
             s.bind(('tpkb', 0x88b5))
             s.settimeout(10)
-            before = bound('tpka')
-            p = subprocess.Popen([TP4_ECHO, 'tpka', str(len(sent))],
-                                 stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
-            for _ in range(300):
-                if bound('tpka') > before or p.poll() is not None:
-                    break
-                time.sleep(0.1)
+            p = popen_bound('tpka', [TP4_ECHO, 'tpka', str(len(sent))])
             back = []
             for f in sent:
                 s.send(f)
