@@ -60,7 +60,8 @@ VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
 	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
 vrc=${PIPESTATUS[0]}
 set -e
-[ -f "$res/vm/runs.jsonl" ] || die "bench: the VM produced no results ($res/vm)"
+timed_out="the VM timed out (VM_TIMEOUT=${timeout}s; vm.sh's message above, the kernel's stacks in $res/vm/dmesg.txt)"
+[ -f "$res/vm/runs.jsonl" ] || { [ $vrc = 124 ] && die "bench: $timed_out"; die "bench: the VM produced no results ($res/vm)"; }
 
 say "bench: report ($(elapsed))"
 # Debian's python3, which has python3-matplotlib (make deps).
@@ -72,4 +73,5 @@ if ! python3 "$TOP/scripts/results.py" --splats "$res/console.txt"; then
 	vrc=1
 fi
 say "bench: done in $(elapsed): $res/bench.md, bench.json, bench.png"
+[ $vrc != 124 ] || die "bench: $timed_out; the table has the runs made before"
 [ $vrc = 0 ] || die "bench: some runs failed (see the table and $res/vm)"

@@ -120,8 +120,16 @@ record() {
 	shift
 	done_runs=$((done_runs + 1))
 	err=$(mktemp)
-	line=$("$@" 2>"$err" | tail -n 1; exit "${PIPESTATUS[0]}")
+	# The run being made, for vm.sh's and guest-run.sh's timeout
+	# messages; each run bounded on its own (the program's own -d
+	# seconds and a minute), so that one that hangs fails alone (124).
+	echo "$label" >"$out/running.bench"
+	local bound=(timeout -k 10 $(( secs + 60 )))
+	# (A shell function, such as xdp_drop_run, bounds what it runs.)
+	! declare -F "$1" >/dev/null || bound=()
+	line=$("${bound[@]}" "$@" 2>"$err" | tail -n 1; exit "${PIPESTATUS[0]}")
 	rc=$?
+	rm -f "$out/running.bench"
 	pps=$(echo "$line" | sed -n 's/.*"pps":\([0-9.]*\).*/\1/p')
 	if [ $rc = 0 ] && [ "${line:0:1}" = "{" ] && [ -n "$pps" ] &&
 	   [ "${pps%%.*}" != 0 ]; then
@@ -277,7 +285,7 @@ xdp_attached() {
 # goes on and off only while no traffic flows, see one()).
 xdp_drop_run() {
 	local p rc
-	"$@" &
+	timeout -k 10 $(( secs + 60 )) "$@" &
 	p=$!
 	if ! xdp_attached tp4a; then
 		kill "$p"

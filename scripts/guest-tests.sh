@@ -11,6 +11,9 @@
 #   OUT/<test>.log  the output of a plain program
 #   OUT/results     one line per plain program: PASS|FAIL|SKIP <name> <rc>
 #   OUT/times       the wall time of each harness program
+#   OUT/running.<stream>  while a stream (fg, bg) runs: the name of its
+#                   current test (what vm.sh, guest-run.sh and results.py
+#                   name when the guest is stopped before it ends)
 # Exits 0: the host reads the results and decides.
 bin=$1
 out=$2
@@ -42,6 +45,7 @@ run_tap() {
 	shift 2
 	t0=$(date +%s)
 	echo "# running $name"
+	echo "$name" >"$out/running.$STREAM"
 	( cd "$dir" && in_netns "$@" ) >"$out/$name.tap" 2>&1
 	rc=$?
 	echo "$name $(( $(date +%s) - t0 ))s" >>"$out/times"
@@ -58,7 +62,7 @@ run_tap() {
 LONG=teardown_under_traffic
 BG="tp4_rx tp4_stack"
 slow() {
-	local AS_UID=4242 name
+	local AS_UID=4242 STREAM=bg name
 	[ -x "$bin/tpacket4/tp4_zc_veth" ] &&
 		run_tap tp4_zc_veth@$LONG "$bin/tpacket4" ./tp4_zc_veth -t $LONG
 	# tpbench (samples/tpacket4): what it reports against what the peer saw.
@@ -69,8 +73,10 @@ slow() {
 		[ -x "$bin/tpacket4/$name" ] &&
 			run_tap "$name" "$bin/tpacket4" "./$name"
 	done
+	rm -f "$out/running.$STREAM"
 	return 0
 }
+STREAM=fg
 : >"$out/times"
 slow &
 slow_pid=$!
@@ -100,6 +106,7 @@ fi
 for name in psock_tpacket psock_fanout txring_overwrite; do
 	[ -x "$bin/net/$name" ] || continue
 	echo "# running $name"
+	echo "net/$name" >"$out/running.$STREAM"
 	( cd "$bin/net" && in_netns "./$name" ) >"$out/$name.log" 2>&1
 	rc=$?
 	case $rc in
@@ -118,6 +125,7 @@ done
 if [ -x "$bin/pcap/tcpdump" ]; then
 	t0=$(date +%s)
 	echo "# running guest-pcap"
+	echo pcap >"$out/running.$STREAM"
 	timeout 600 "$(realpath "$(dirname "$0")")/guest-pcap.sh" "$bin/pcap/tcpdump" "$out/pcap" \
 		>"$out/pcap.log" 2>&1
 	echo "# guest-pcap exited $?"
@@ -126,5 +134,6 @@ if [ -x "$bin/pcap/tcpdump" ]; then
 		printf '1..1\nnot ok 1 guest-pcap did not finish (see pcap.log)\n' >"$out/pcap.tap"
 	grep -E '^(not )?ok |^# ' "$out/pcap.log"
 fi
+rm -f "$out/running.$STREAM"
 wait "$slow_pid"
 exit 0

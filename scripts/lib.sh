@@ -38,6 +38,7 @@ CC_WRAP=$(cc_wrap)
 
 say() { printf '==> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
+err() { printf 'ERROR: %s\n' "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 
 # kmake <kind> <make args...>: make in the tree with the O= directory of a
@@ -225,7 +226,15 @@ run_tests() {
 	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} \
 		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $BUILD/selftests $out/tests"
 	vrc=$?
-	[ $vrc = 0 ] || warn "$who: the test VM exited $vrc"
+	case $vrc in
+	0) ;;
+	124) err "$who: the test VM timed out (VM_TIMEOUT=${VM_TIMEOUT:-2400}s): the tests still running are named below, the kernel's stacks are in $out/dmesg.txt" ;;
+	*) warn "$who: the test VM exited $vrc" ;;
+	esac
+	# The test of vm.sh's own timeouts (vm-timeout-test.sh), when it ran.
+	if [ -d "$out/tests" ] && [ -f "$BUILD/vm/timeout/vm-timeout.tap" ]; then
+		cp "$BUILD/vm/timeout/vm-timeout.tap" "$out/tests/"
+	fi
 	# The patched tcpdump on the host's kernel, which has no TPACKET_V4.
 	if [ "${TEST_PCAP:-0}" = 1 ] && [ -d "$out/tests" ] &&
 	   [ -x "$BUILD/selftests/pcap/tcpdump" ]; then

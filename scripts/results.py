@@ -92,7 +92,8 @@ def main():
         if part.startswith('+'):
             prog += part
         # The patched tcpdump's checks (guest-pcap.sh) are not tpacket4's.
-        label = 'pcap' if prog == 'pcap' else 'tpacket4/%s' % prog
+        label = {'pcap': 'pcap', 'vm-timeout': 'harness/vm-timeout'}.get(
+            prog, 'tpacket4/%s' % prog)
         plan, seen = None, 0
         with open(os.path.join(testdir, name), errors='replace') as f:
             for line in f:
@@ -112,6 +113,15 @@ def main():
         elif seen < plan:
             add('FAIL', label,
                 '%d of %d tests reported: the program died' % (seen, plan))
+
+    # A stream of guest-tests.sh that did not end (the guest was stopped
+    # on a timeout) leaves the name of its test in running.<stream>.
+    for name in sorted(os.listdir(testdir)) if os.path.isdir(testdir) else []:
+        if name.startswith('running.'):
+            with open(os.path.join(testdir, name), errors='replace') as f:
+                test = f.read().strip()
+            add('FAIL', '%s' % test,
+                'still running when the guest stopped (stream %s)' % name[8:])
 
     # Plain programs (the upstream AF_PACKET regression tests).
     rpath = os.path.join(testdir, 'results')

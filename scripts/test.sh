@@ -30,6 +30,12 @@ fi
 say "test: building the selftests"
 build_tests $KIND test
 
+# vm.sh's own bounds (the host's and the guest's timeout), on this
+# kernel: two short boots side by side; counted with the tests.
+say "test: the VM's timeouts (scripts/vm-timeout-test.sh, about 5 min)"
+"$TOP/scripts/vm-timeout-test.sh" "$BUILD/vm/timeout" >/dev/null 2>&1 ||
+	warn "test: vm-timeout-test.sh failed (the tests below say how)"
+
 rc=0
 run_tests $KIND test || rc=$?
 [ $rc = 0 ] && say "test: all passed in $(elapsed)" || warn "test: FAILED after $(elapsed)"

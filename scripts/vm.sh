@@ -9,6 +9,17 @@
 # KIND=debug|bench (default debug), VM_TIMEOUT seconds (default 1800),
 # VM_MEMORY (default 2G), VM_CPUS (default 2); VM_VERBOSE=1 shows the kernel
 # console too (what a panic prints, which dmesg.txt cannot keep).
+#
+# Two bounds, so that a hung guest neither hangs the caller nor goes
+# without a word:
+#  - in the guest, guest-run.sh stops CMD VM_GUEST_MARGIN seconds (default
+#    60) before VM_TIMEOUT, counted from the guest's boot: it first writes
+#    the stacks of the blocked and of all tasks into the kernel log
+#    (dmesg.txt) and names the tests still running; the guest then powers
+#    off and vm.sh exits 124. VM_GUEST_TIMEOUT=0 turns it off.
+#  - on the host, at VM_TIMEOUT, vm.sh kills every process of the session
+#    it started vng in (vng, virtme-run, QEMU and their helpers): nothing
+#    is left running, and it exits 124 with the timeout's message.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,27 +29,124 @@ image=$BUILD/obj-$KIND/arch/x86/boot/bzImage
 [ $# -gt 0 ] || die "vm: no command"
 command -v vng >/dev/null || die "vm: virtme-ng is missing (make deps)"
 
+limit=${VM_TIMEOUT:-1800}
 out=${VM_OUT:-$BUILD/vm/$KIND}
 rm -rf "$out"; mkdir -p "$out"
 printf '%s\n' "$*" >"$out/cmd"
+# What guest-run.sh needs for its own, earlier bound.
+if [ "${VM_GUEST_TIMEOUT:-1}" != 0 ]; then
+	echo "$limit ${VM_GUEST_MARGIN:-60}" >"$out/limit"
+fi
 
-say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${VM_TIMEOUT:-1800}s"
+say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${limit}s"
 start=$(date +%s)
+
+# vng runs in a session of its own: QEMU and the helpers vng starts stay in
+# it (none of them starts a session of its own), even once vng is gone.
+# Its output goes through a FIFO to cat: vng reopens its standard output,
+# which truncates a file that the caller redirected it to.
+fifo=$(mktemp -u "${TMPDIR:-/tmp}/tp4-vm.XXXXXX")
+mkfifo "$fifo"
 set +e
-# setsid + timeout: on a timeout the whole process group (vng and QEMU) goes.
-timeout --kill-after=20 "${VM_TIMEOUT:-1800}" \
-	setsid vng --disable-kvm --run "$image" \
-		--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
-		--rwdir "$out" --cwd "$TOP" \
-		${VM_VERBOSE:+--verbose} \
-		--exec "$TOP/scripts/guest-run.sh $out" </dev/null 2>&1 | cat
-# Through a pipe: vng reopens its standard output, which truncates a file
-# that the caller redirected it to.
-vrc=${PIPESTATUS[0]}
+setsid -w vng --disable-kvm --run "$image" \
+	--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
+	--rwdir "$out" --cwd "$TOP" \
+	${VM_VERBOSE:+--verbose} \
+	--exec "$TOP/scripts/guest-run.sh $out" </dev/null >"$fifo" 2>&1 &
+vpid=$!
+cat "$fifo" &
+catpid=$!
 set -e
+
+# The session vng leads: its pid, unless setsid had to fork (then it is
+# setsid's child). Found while vng still runs.
+sid=
+for _ in $(seq 50); do
+	for p in $vpid $(pgrep -P "$vpid" 2>/dev/null || true); do
+		s=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ')
+		[ "$s" = "$p" ] && { sid=$s; break 2; }
+	done
+	kill -0 "$vpid" 2>/dev/null || break
+	sleep 0.1
+done
+
+# session_procs: every process still in vng's session.
+session_procs() {
+	[ -n "$sid" ] || return 0
+	ps -eo pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'
+}
+
+# stop_session: TERM, then KILL what is left after 10 s; waits until the
+# session is empty (a process in it holds the FIFO, so cat would wait).
+stop_session() {
+	local procs i
+	procs=$(session_procs)
+	[ -n "$procs" ] || return 0
+	# shellcheck disable=SC2086
+	kill -TERM $procs 2>/dev/null || true
+	for i in $(seq 100); do
+		[ -n "$(session_procs)" ] || return 0
+		sleep 0.1
+	done
+	procs=$(session_procs)
+	# shellcheck disable=SC2086
+	[ -z "$procs" ] || kill -KILL $procs 2>/dev/null || true
+	for i in $(seq 50); do
+		[ -n "$(session_procs)" ] || return 0
+		sleep 0.1
+	done
+	warn "vm: processes of the guest's session survive SIGKILL: $(session_procs | tr '\n' ' ')"
+}
+
+# However vm.sh ends (the caller's Ctrl-C, make's SIGTERM, an error), the
+# guest goes with it.
+cleanup() {
+	stop_session
+	rm -f "$fifo"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# running_now: what the command said it was running (guest-tests.sh keeps
+# a running.<stream> file under OUT with the name of each test it runs).
+running_now() {
+	local f
+	for f in $(find "$out" -name 'running.*' 2>/dev/null | sort); do
+		err "vm: still running when it stopped: $(cat "$f") (${f#"$out"/})"
+	done
+}
+
+timed_out=0
+while kill -0 "$vpid" 2>/dev/null; do
+	if [ $(( $(date +%s) - start )) -ge "$limit" ]; then
+		timed_out=1
+		warn "vm: ${limit}s are up: stopping the guest (vng, QEMU)"
+		stop_session
+		break
+	fi
+	sleep 1
+done
+set +e
+wait "$vpid"
+vrc=$?
+set -e
+# QEMU gone before vng, or a helper left behind: none survives vm.sh.
+stop_session
+wait "$catpid" 2>/dev/null || true
 say "vm: guest ran $(( $(date +%s) - start ))s, dmesg in $out/dmesg.txt"
+
+if [ $timed_out = 1 ]; then
+	err "vm: timed out after ${limit}s (VM_TIMEOUT); the guest was stopped, QEMU included"
+	running_now
+	exit 124
+fi
+if [ -f "$out/timedout" ]; then
+	err "vm: the command timed out in the guest after $(cat "$out/timedout")s (its bound: ${limit}s less ${VM_GUEST_MARGIN:-60}s, from the guest's boot); the stacks of the blocked and of all tasks are in $out/dmesg.txt"
+	running_now
+	exit 124
+fi
 if [ ! -f "$out/rc" ]; then
-	[ $vrc = 124 ] && die "vm: timed out after ${VM_TIMEOUT:-1800}s"
 	die "vm: the guest did not finish the command (vng exit $vrc); see $out/dmesg.txt"
 fi
 exit "$(cat "$out/rc")"
