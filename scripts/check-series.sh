@@ -14,6 +14,12 @@
 #     one prefix to the next, and the tpacket4 selftests against the
 #     prefix's headers, warning-free. The last prefix is the kernel that
 #     `make test` boots.
+#  2b. The last patch of each part of the series (the cover letter's
+#     "Part N, ... (A-B):" lines) and the last patch build in the modular
+#     configuration (configs/modular.config: AF_PACKET, veth, virtio-net
+#     and i40e as modules, no debug options; build/obj-modular): vmlinux.o
+#     and the modules, with no error and no modpost warning, so that every
+#     symbol a module uses is exported.
 #  3. No new W=1 or sparse (C=2) warning in the kernel .c files the series
 #     adds or changes (and so in the headers they include), against the
 #     same files of the base.
@@ -147,6 +153,48 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 	fi
 	touch "$state/built-$key"
 done
+
+# --- 2b. the modular configuration at the end of each part -----------------
+# part_ends: the commits that end a part of the series, and its last.
+part_ends() {
+	local commits
+	commits=$(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH")
+	{ sed -nE 's/^Part [0-9]+, .*\((patches )?[0-9]+-([0-9]+)\):$/\2/p' \
+		"$TOP/patches/0000-cover-letter.patch" 2>/dev/null || true
+	  wc -l <<<"$commits"; } | sort -nu |
+	while read -r n; do
+		[ "$n" -gt 0 ] && sed -n "${n}p" <<<"$commits"
+	done
+}
+MKIND=modular
+if [ $fail = 0 ]; then
+	for c in $(part_ends); do
+		subject=$(git -C "$TREE" log -1 --format=%s "$c")
+		git -C "$TREE" checkout -q --detach "$c"
+		"$TOP/scripts/kconfig.sh" "$MKIND" 2>/dev/null
+		key=$(git -C "$TREE" rev-parse "$c^{tree}")-$(sha256sum "$BUILD/obj-$MKIND/.config" | cut -c1-16)
+		if [ -f "$state/modular-$key" ]; then
+			say "check-series: modular build (checked before): $subject"
+			continue
+		fi
+		say "check-series: modular build: $subject"
+		log=$state/modular-$(git -C "$TREE" rev-parse --short=12 "$c").log
+		# vmlinux.o, not vmlinux: modpost checks the modules against
+		# it, and the final link is not needed for that.
+		if ! kmake "$MKIND" vmlinux.o modules >"$log" 2>&1; then
+			grep -E 'error|Error|ERROR' "$log" | head -20 >&2
+			warn "check-series: the modular kernel does not build at '$subject' ($log)"
+			fail=1
+			break
+		fi
+		if grep -E '^WARNING: modpost: ' "$log" >&2; then
+			warn "check-series: modpost warns at '$subject' ($log)"
+			fail=1
+			break
+		fi
+		touch "$state/modular-$key"
+	done
+fi
 restore
 "$TOP/scripts/kconfig.sh" "$KIND"
 

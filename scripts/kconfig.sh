@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kconfig.sh <bench|debug>: write the .config of a kernel kind into its O=
+# kconfig.sh <bench|debug|modular>: write the .config of a kernel kind into its O=
 # directory (tinyconfig + fragments + olddefconfig) and check that every
 # option the fragments ask for made it. The .config is only rewritten when
 # it changes, so that an unchanged config never throws ccache's work away.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: kconfig.sh bench|debug}
+kind=${1:?usage: kconfig.sh bench|debug|modular}
 case $kind in
 bench) frags=("$TOP/configs/tpacket4.config") ;;
 debug) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/debug.config") ;;
+# check-series only: the bench config with AF_PACKET and the drivers =m.
+modular) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/modular.config") ;;
 *) die "unknown kernel kind '$kind'" ;;
 esac
 
@@ -25,6 +27,7 @@ KCONFIG_CONFIG=$tmp/.config "$TREE/scripts/kconfig/merge_config.sh" -m \
 make -s -C "$TREE" O="$tmp" HOSTCC="$CC_WRAP" olddefconfig >/dev/null
 
 # merge_config drops options whose dependencies are missing: say which.
+# The last fragment that names a symbol decides it, as in merge_config.sh.
 bad=0
 while IFS= read -r line; do
 	case $line in
@@ -41,7 +44,11 @@ while IFS= read -r line; do
 		warn "$kind config: asked for '$want', got '${got:-nothing}'"
 		bad=1
 	fi
-done < <(cat "${frags[@]}")
+done < <(cat "${frags[@]}" | tac | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { s = $2 }
+	s != "" && !(s in seen) { seen[s]; print }
+	{ s = "" }')
 [ $bad = 0 ] || die "the $kind config does not have what configs/ asks for"
 
 if ! cmp -s "$tmp/.config" "$obj/.config"; then
