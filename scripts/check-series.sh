@@ -17,7 +17,7 @@
 #  2b. The last patch of each part of the series (the cover letter's
 #     "Part N, ... (A-B):" lines) and the last patch build in the modular
 #     configuration (configs/modular.config: AF_PACKET, veth, virtio-net
-#     and i40e as modules, no debug options; build/obj-modular): vmlinux.o
+#     and i40e as modules, no debug options; build/obj-modular): vmlinux
 #     and the modules, with no error and no modpost warning, so that every
 #     symbol a module uses is exported.
 #  3. No new W=1 or sparse (C=2) warning in the kernel .c files the series
@@ -179,9 +179,9 @@ if [ $fail = 0 ]; then
 		fi
 		say "check-series: modular build: $subject"
 		log=$state/modular-$(git -C "$TREE" rev-parse --short=12 "$c").log
-		# vmlinux.o, not vmlinux: modpost checks the modules against
-		# it, and the final link is not needed for that.
-		if ! kmake "$MKIND" vmlinux.o modules >"$log" 2>&1; then
+		# vmlinux too (not only vmlinux.o, which is a single-object
+		# goal to kbuild): modpost checks the modules against it.
+		if ! kmake "$MKIND" vmlinux modules >"$log" 2>&1; then
 			grep -E 'error|Error|ERROR' "$log" | head -20 >&2
 			warn "check-series: the modular kernel does not build at '$subject' ($log)"
 			fail=1
