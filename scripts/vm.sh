@@ -59,9 +59,10 @@ catpid=$!
 set -e
 
 # The session vng leads: its pid, unless setsid had to fork (then it is
-# setsid's child). Found while vng still runs.
+# setsid's child). Found while vng still runs (30 s at most: a loaded
+# host may be slow to exec it); without it, only vng itself is stopped.
 sid=
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	for p in $vpid $(pgrep -P "$vpid" 2>/dev/null || true); do
 		s=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ')
 		[ "$s" = "$p" ] && { sid=$s; break 2; }
@@ -72,7 +73,10 @@ done
 
 # session_procs: every process still in vng's session.
 session_procs() {
-	[ -n "$sid" ] || return 0
+	if [ -z "$sid" ]; then
+		kill -0 "$vpid" 2>/dev/null && echo "$vpid"
+		return 0
+	fi
 	ps -eo pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'
 }
 
