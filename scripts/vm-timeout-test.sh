@@ -58,6 +58,21 @@ result() {	# result OK|FAIL TEXT [DETAIL]
 }
 : >"$tap.body"
 
+# none_left WHICH: no process of either guest is left (every one of them,
+# QEMU, virtiofsd and vng, has the guest's directory in its command line);
+# what is, is killed after the check.
+none_left() {
+	local left
+
+	left=$(pgrep -af -- "$out/" | grep -v "pgrep" || true)
+	if [ -z "$left" ]; then
+		result OK "$1 bound: no QEMU, vng or helper left"
+	else
+		result FAIL "$1 bound: no QEMU, vng or helper left" "$left"
+		pkill -KILL -f -- "$out/$1/" || true
+	fi
+}
+
 # 1. the host's bound
 (
 	t0=$(date +%s)
@@ -95,13 +110,7 @@ if grep -q "ERROR: vm: timed out after ${HOST_LIMIT}s" "$out/host.log"; then
 else
 	result FAIL "host bound: the timeout's message" "$(tail -n 3 "$out/host.log" | tr '\n' ' ')"
 fi
-left=$(pgrep -af -- "$out/" | grep -v "pgrep" || true)
-if [ -z "$left" ]; then
-	result OK "host bound: no QEMU, vng or helper left"
-else
-	result FAIL "host bound: no QEMU, vng or helper left" "$left"
-	pkill -KILL -f -- "$out/host/" || true
-fi
+none_left host
 # Informative: whether the guest got as far as the command (a slow host
 # may still be booting at the limit; the bound holds either way).
 [ -f "$out/host/vm/started" ] && echo "# the host-bound guest was running its command" >>"$tap.body"
@@ -135,13 +144,7 @@ if grep -q "sysrq: Show State" "$d" 2>/dev/null && grep -q "task:tp4-hang " "$d"
 else
 	result FAIL "guest bound: dmesg.txt has every task's stack (sysrq t)" "no 'Show State' dump in $d"
 fi
-left=$(pgrep -af -- "$out/" | grep -v "pgrep" || true)
-if [ -z "$left" ]; then
-	result OK "guest bound: no QEMU, vng or helper left"
-else
-	result FAIL "guest bound: no QEMU, vng or helper left" "$left"
-	pkill -KILL -f -- "$out/guest/" || true
-fi
+none_left guest
 
 { echo "1..$n"; cat "$tap.body"; } >"$tap"
 rm -f "$tap.body"
