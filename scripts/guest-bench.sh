@@ -202,7 +202,8 @@ one() {
 	# XDP goes on and off only while no traffic flows: attaching or
 	# detaching patches the XDP dispatcher's code, and under TCG a vCPU
 	# running it meanwhile can take a stale int3 (seen: "Oops: int3" in
-	# bpf_dispatcher_xdp_func, a panic).
+	# bpf_dispatcher_xdp_func, a panic). The emulator's: the base kernel
+	# without the series panics the same way (scripts/int3-repro.sh).
 	if [ "${mode%-*}" = xdp ]; then
 		if ! "$xskbench" attach -i tp4a -m "${mode#xdp-}" -M "$pin"; then
 			record "$bench $size B $mode" \
