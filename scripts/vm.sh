@@ -9,6 +9,11 @@
 # KIND=debug|bench (default debug), VM_TIMEOUT seconds (default 1800),
 # VM_MEMORY (default 2G), VM_CPUS (default 2); VM_VERBOSE=1 shows the kernel
 # console too (what a panic prints, which dmesg.txt cannot keep).
+# VM_COUNT=FILE counts the instructions the guest executes into FILE with
+# the tp4count plugin (bench/tp4count.c; scripts/tp4count.py reads it):
+# inline counters, exact with one TCG thread for all vCPUs, which this
+# then asks for; VM_COUNT_MODE=cb counts per vCPU, a thread each.
+# VM_TCG_THREAD=single runs all vCPUs in one TCG thread without counting.
 #
 # Two bounds, so that a hung guest neither hangs the caller nor goes
 # without a word:
@@ -38,7 +43,20 @@ if [ "${VM_GUEST_TIMEOUT:-1}" != 0 ]; then
 	echo "$limit ${VM_GUEST_MARGIN:-60}" >"$out/limit"
 fi
 
-say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${limit}s"
+qemu_opts=()
+if [ "${VM_TCG_THREAD:-}" = single ]; then
+	qemu_opts=("--qemu-opts=-accel tcg,thread=single")
+fi
+if [ -n "${VM_COUNT:-}" ]; then
+	plugin=$("$TOP/scripts/tp4count-build.sh")
+	case ${VM_COUNT_MODE:-inline} in
+	inline) qemu_opts=("--qemu-opts=-accel tcg,thread=single -plugin $plugin,out=$VM_COUNT") ;;
+	cb) qemu_opts=("--qemu-opts=-plugin $plugin,out=$VM_COUNT,mode=cb") ;;
+	*) die "vm: VM_COUNT_MODE is inline or cb" ;;
+	esac
+fi
+
+say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${limit}s${VM_COUNT:+, counting instructions (${VM_COUNT_MODE:-inline})}"
 start=$(date +%s)
 
 # vng runs in a session of its own: QEMU and the helpers vng starts stay in
@@ -51,7 +69,7 @@ set +e
 setsid -w vng --disable-kvm --run "$image" \
 	--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
 	--rwdir "$out" --cwd "$TOP" \
-	${VM_VERBOSE:+--verbose} \
+	${VM_VERBOSE:+--verbose} "${qemu_opts[@]}" \
 	--exec "$TOP/scripts/guest-run.sh $out" </dev/null >"$fifo" 2>&1 &
 vpid=$!
 cat "$fifo" &
