@@ -231,9 +231,13 @@ run_tests() {
 	124) err "$who: the test VM timed out (VM_TIMEOUT=${VM_TIMEOUT:-2400}s): the tests still running are named below, the kernel's stacks are in $out/dmesg.txt" ;;
 	*) warn "$who: the test VM exited $vrc" ;;
 	esac
-	# The test of vm.sh's own timeouts (vm-timeout-test.sh), when it ran.
+	# The test of vm.sh's own timeouts (vm-timeout-test.sh) and of the
+	# counting plugin (count-test.sh), when they ran.
 	if [ -d "$out/tests" ] && [ -f "$BUILD/vm/timeout/vm-timeout.tap" ]; then
 		cp "$BUILD/vm/timeout/vm-timeout.tap" "$out/tests/"
+	fi
+	if [ -d "$out/tests" ] && [ -f "$BUILD/vm/count/count.tap" ]; then
+		cp "$BUILD/vm/count/count.tap" "$out/tests/"
 	fi
 	# The patched tcpdump on the host's kernel, which has no TPACKET_V4.
 	if [ "${TEST_PCAP:-0}" = 1 ] && [ -d "$out/tests" ] &&

@@ -92,7 +92,8 @@ def main():
         if part.startswith('+'):
             prog += part
         # The patched tcpdump's checks (guest-pcap.sh) are not tpacket4's.
-        label = {'pcap': 'pcap', 'vm-timeout': 'harness/vm-timeout'}.get(
+        label = {'pcap': 'pcap', 'vm-timeout': 'harness/vm-timeout',
+                 'count': 'harness/count'}.get(
             prog, 'tpacket4/%s' % prog)
         plan, seen = None, 0
         with open(os.path.join(testdir, name), errors='replace') as f:
