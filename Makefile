@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base tree series kernel vm check-series test bench check-newest pcap clean
+.PHONY: help deps base tree series kernel vm check-series test bench profile check-newest pcap clean
 
 help:
 	@sed -n 's/^## //p' $(lastword $(MAKEFILE_LIST))
@@ -44,10 +44,17 @@ check-series: tree
 test:
 	@$(S)/test.sh
 
-## make bench         boot the bench kernel once, run the whole benchmark matrix:
+## make bench         boot the bench kernel once, run the whole benchmark matrix,
+##                    instructions counted per packet by the emulator:
 ##                    build/results/<time>/bench.{md,json,png} (BENCH_SECS, BENCH_RUNS)
 bench:
 	@$(S)/bench.sh
+
+## make profile ROW=rxdrop MODES="v3 v4" SIZE=64
+##                    kernel functions by instructions per packet, side by side
+##                    for MODES, in one cell: build/results/<time>-profile/profile.md
+profile:
+	@$(S)/profile.sh
 
 ## make check-newest  the series on the newest linux-source-7.* of Debian unstable:
 ##                    (applies, builds warning-free, boots, KUnit + tpacket4 tests)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "tp4mark.h"
 
 #define __noreturn	__attribute__((noreturn))
 
@@ -26,9 +27,11 @@ struct bench_run {
 	unsigned int pkt_size, frame_size, ring_size, batch, inflight;
 	double seconds;			/* asked for */
 	bool quiet;			/* no per-second lines */
+	bool count_window;		/* marks its window (tp4mark.h) */
 	/* Measured. */
 	uint64_t packets, bytes, errors;
 	uint64_t dropped;		/* completed but dropped by the driver */
+	uint64_t drops;			/* RX: dropped by the socket */
 	double duration;
 	double *samples;		/* packets per second, each second */
 	unsigned int nsamples, max_samples;
@@ -105,13 +108,27 @@ static inline int bench_init(struct bench_run *b)
 	return 0;
 }
 
+/*
+ * The measured window starts, ends: with count_window set (the process
+ * whose result is printed), the markers of the instruction counting
+ * plugin (bench/tp4count.c) make the window's counts its own.
+ */
 static inline void bench_start(struct bench_run *b)
 {
+	if (b->count_window)
+		TP4_MARK(TP4_MARK_START);
 	b->start = bench_now();
 	b->end = b->start + b->seconds;
 	b->tick = b->start + 1;
 	b->last = b->start;
 	b->last_packets = b->packets;
+}
+
+static inline void bench_end(struct bench_run *b, double now)
+{
+	if (b->count_window)
+		TP4_MARK(TP4_MARK_END);
+	b->duration = now - b->start;
 }
 
 /* Records a sample (and prints its line) once a second has gone by. */
@@ -160,10 +177,10 @@ static inline void bench_report(const struct bench_run *b)
 	       b->pkt_size, b->frame_size, b->ring_size, b->batch,
 	       b->inflight, b->duration);
 	printf("\"packets\":%llu,\"bytes\":%llu,\"pps\":%.1f,\"errors\":%llu,"
-	       "\"samples\":[", (unsigned long long)b->packets,
+	       "\"drops\":%llu,\"samples\":[", (unsigned long long)b->packets,
 	       (unsigned long long)b->bytes,
 	       b->duration > 0 ? b->packets / b->duration : 0.0,
-	       (unsigned long long)b->errors);
+	       (unsigned long long)b->errors, (unsigned long long)b->drops);
 	for (i = 0; i < b->nsamples; i++)
 		printf("%s%.1f", i ? "," : "", b->samples[i]);
 	printf("]}\n");

@@ -292,11 +292,13 @@ static void __noreturn run_b(const struct opts *o, const struct layout *l,
 	for (;;) {
 		n = cons_avail(&rx);
 		if (!n) {
+			TP4_MARK(TP4_MARK_IDLE);
 			if (__atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED))
 				_exit(0);
 			relax(o);
 			continue;
 		}
+		TP4_MARK(TP4_MARK_BUSY);
 		if (n > MAX_BATCH)
 			n = MAX_BATCH;
 		/* Never waits long: only INFLIGHT packets exist. */
@@ -372,21 +374,25 @@ static int run_a(const struct opts *o, const struct layout *l,
 
 		prod_put(&tx, &d);
 	}
+	r->count_window = true;
 	bench_start(r);
 	prod_publish(&tx);
 
 	for (t = r->start; !stop && t < r->end; ) {
 		if (!bounce(o, &rx, &tx, r)) {
+			TP4_MARK(TP4_MARK_IDLE);
 			relax(o);
 			if (++spins & 1023)
 				continue;
+		} else {
+			TP4_MARK(TP4_MARK_BUSY);
 		}
 		t = bench_now();
 		if (t >= r->tick && child_gone(child))
 			return -1;
 		bench_tick(r, t);
 	}
-	r->duration = t - r->start;
+	bench_end(r, t);
 	return 0;
 }
 

@@ -16,11 +16,20 @@
  * compiler emits (its padding NOPs have a zero displacement). The plugin
  * finds it at translation time and, each time it runs, writes a record
  * of the totals so far to the output file. Markers 1 and 2 start and end
- * a window; with bit 7 set (129, 130), the window is profiled: at its end
- * the plugin writes every block that ran in it, with its instructions
- * there (the counts since the last marker with bit 7 set).
+ * a window; with bit 7 set (129, 130), or with profile=1 for every
+ * window, the window is profiled: at its end the plugin writes every block
+ * that ran in it, with its instructions there (the counts since the last
+ * profiled marker).
  *
- * Arguments (-plugin tp4count.so,out=FILE[,mode=inline|cb]):
+ * Waiting: markers 5 and 6 bracket a turn of a program's loop that found
+ * nothing to do (a reader spinning on an empty ring). In cb mode, the user
+ * instructions a vCPU executes between its 5 and its 6 are counted apart,
+ * as "idle", so that a per-packet figure can leave the spinning out; the
+ * kernel's are not (an interrupt, a system call made while waiting is
+ * work done). They write no record and take no lock: one may run every
+ * few hundred instructions. Inline mode counts no idle.
+ *
+ * Arguments (-plugin tp4count.so,out=FILE[,mode=inline|cb][,profile=1]):
  *   out   the output file (required)
  *   mode  inline (default): the counters are added inline by the
  *         translated code, a few host instructions per block; exact only
@@ -30,10 +39,13 @@
  *         cb: a callback per block adds to the running vCPU's own
  *         counter: per-vCPU counts, exact with a thread per vCPU too,
  *         at the cost of a helper call per block.
+ *   profile=1  every window is profiled, not only those of markers 129/130
  *
  * Output, one record per line:
- *   tp4count 1 mode=<mode> vcpus=<n>
- *   M <seq> <marker> <kernel> <user> [<kernel vcpu0> <user vcpu0> ...]
+ *   tp4count 2 mode=<mode> vcpus=<n>
+ *   M <seq> <marker> <kernel> <user> <idle>
+ *     [<kernel vcpu0> <user vcpu0> <idle vcpu0> ...]
+ *     (<user> without the idle user instructions, <idle> those)
  *   P <seq> <block address> <block length> <instructions>   (profile:
  *     each block that ran in the window ending at marker record <seq>)
  *   X <kernel> <user> [...]                                  (at exit)
@@ -66,6 +78,7 @@ struct block {
 	uint32_t ninsns;
 	uint64_t count;			/* inline mode */
 	uint64_t *vcount;		/* cb mode: per vCPU */
+	uint64_t *vidle;		/* cb mode, user blocks: idle, per vCPU */
 	uint64_t profiled;		/* total at the last profile record */
 	struct block *next_all;
 };
@@ -75,8 +88,10 @@ static struct block **table;		/* open addressing, pointers only */
 static size_t table_size, table_used;
 static struct block *all;
 static FILE *out;
-static bool cb_mode;
+static bool cb_mode, profile_all;
 static int nvcpus;
+/* cb mode: the vCPU is between markers 5 and 6. Each written by its vCPU. */
+static bool idle[MAX_VCPUS];
 static uint64_t seq;
 
 static size_t slot_of(uint64_t vaddr, uint32_t ninsns, size_t size)
@@ -124,9 +139,13 @@ static struct block *block_get(uint64_t vaddr, uint32_t ninsns)
 		if (b->vaddr == vaddr && b->ninsns == ninsns)
 			return b;
 	b = calloc(1, sizeof(*b));
-	if (b && cb_mode)
+	if (b && cb_mode) {
 		b->vcount = calloc(nvcpus, sizeof(*b->vcount));
-	if (!b || (cb_mode && !b->vcount)) {
+		if (!(vaddr & KERNEL_BIT))
+			b->vidle = calloc(nvcpus, sizeof(*b->vidle));
+	}
+	if (!b || (cb_mode && (!b->vcount ||
+			       (!(vaddr & KERNEL_BIT) && !b->vidle)))) {
 		fprintf(stderr, "tp4count: out of memory\n");
 		abort();
 	}
@@ -143,10 +162,19 @@ static struct block *block_get(uint64_t vaddr, uint32_t ninsns)
 static void block_exec(unsigned int vcpu, void *udata)
 {
 	struct block *b = udata;
+	uint64_t *c;
 
+	if (vcpu >= (unsigned int)nvcpus)
+		return;
+	c = b->vidle && idle[vcpu] ? &b->vidle[vcpu] : &b->vcount[vcpu];
+	__atomic_store_n(c, *c + b->ninsns, __ATOMIC_RELAXED);
+}
+
+/* Markers 5 and 6: the vCPU starts, ends waiting. */
+static void idle_exec(unsigned int vcpu, void *udata)
+{
 	if (vcpu < (unsigned int)nvcpus)
-		__atomic_store_n(&b->vcount[vcpu],
-				 b->vcount[vcpu] + b->ninsns, __ATOMIC_RELAXED);
+		idle[vcpu] = (uintptr_t)udata == 5;
 }
 
 static uint64_t block_total(const struct block *b)
@@ -156,40 +184,57 @@ static uint64_t block_total(const struct block *b)
 
 	if (!cb_mode)
 		return __atomic_load_n(&b->count, __ATOMIC_RELAXED);
-	for (i = 0; i < nvcpus; i++)
+	for (i = 0; i < nvcpus; i++) {
 		n += __atomic_load_n(&b->vcount[i], __ATOMIC_RELAXED);
+		if (b->vidle)
+			n += __atomic_load_n(&b->vidle[i], __ATOMIC_RELAXED);
+	}
 	return n;
 }
 
-/* The totals so far: kernel then user, over all vCPUs, then per vCPU
- * in cb mode.
+/* The totals so far: kernel, user (not idle), idle user, over all
+ * vCPUs, then per vCPU in cb mode.
  */
 static void write_totals(void)
 {
-	uint64_t k = 0, u = 0, vk[MAX_VCPUS] = { 0 }, vu[MAX_VCPUS] = { 0 };
+	uint64_t k = 0, u = 0, w = 0;
+	uint64_t vk[MAX_VCPUS] = { 0 }, vu[MAX_VCPUS] = { 0 };
+	uint64_t vw[MAX_VCPUS] = { 0 };
 	const struct block *b;
 	int i;
 
 	for (b = all; b; b = b->next_all) {
-		uint64_t n = block_total(b);
+		if (!cb_mode) {
+			uint64_t n = __atomic_load_n(&b->count,
+						     __ATOMIC_RELAXED);
 
-		if (b->vaddr & KERNEL_BIT)
-			k += n;
-		else
-			u += n;
-		if (!cb_mode)
-			continue;
-		for (i = 0; i < nvcpus; i++) {
-			n = __atomic_load_n(&b->vcount[i], __ATOMIC_RELAXED);
 			if (b->vaddr & KERNEL_BIT)
-				vk[i] += n;
+				k += n;
 			else
-				vu[i] += n;
+				u += n;
+			continue;
+		}
+		for (i = 0; i < nvcpus; i++) {
+			uint64_t n = __atomic_load_n(&b->vcount[i],
+						     __ATOMIC_RELAXED);
+
+			if (b->vaddr & KERNEL_BIT) {
+				vk[i] += n;
+				continue;
+			}
+			vu[i] += n;
+			vw[i] += __atomic_load_n(&b->vidle[i], __ATOMIC_RELAXED);
 		}
 	}
-	fprintf(out, " %" PRIu64 " %" PRIu64, k, u);
+	for (i = 0; cb_mode && i < nvcpus; i++) {
+		k += vk[i];
+		u += vu[i];
+		w += vw[i];
+	}
+	fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64, k, u, w);
 	for (i = 0; cb_mode && i < nvcpus; i++)
-		fprintf(out, " %" PRIu64 " %" PRIu64, vk[i], vu[i]);
+		fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64,
+			vk[i], vu[i], vw[i]);
 	fputc('\n', out);
 }
 
@@ -202,7 +247,7 @@ static void marker_exec(unsigned int vcpu, void *udata)
 	seq++;
 	fprintf(out, "M %" PRIu64 " %u", seq, id);
 	write_totals();
-	if (id & 0x80) {
+	if ((id & 0x80) || (profile_all && (id == 1 || id == 2))) {
 		/* A start only sets where the window's counts begin. */
 		bool end = (id & 0x7f) != 1;
 
@@ -245,6 +290,13 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (qemu_plugin_insn_size(insn) != 8 ||
 		    memcmp(d, marker_prefix, 4) || memcmp(d + 5, marker_tag, 3))
 			continue;
+		if (d[4] == 5 || d[4] == 6) {
+			if (cb_mode)
+				qemu_plugin_register_vcpu_insn_exec_cb(insn,
+						idle_exec, QEMU_PLUGIN_CB_NO_REGS,
+						(void *)(uintptr_t)d[4]);
+			continue;
+		}
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_exec,
 						       QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)(uintptr_t)d[4]);
@@ -274,6 +326,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			cb_mode = true;
 		} else if (!strcmp(argv[i], "mode=inline")) {
 			cb_mode = false;
+		} else if (!strcmp(argv[i], "profile=1")) {
+			profile_all = true;
 		} else {
 			fprintf(stderr, "tp4count: unknown argument %s\n", argv[i]);
 			return -1;
@@ -295,7 +349,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		perror("tp4count: out");
 		return -1;
 	}
-	fprintf(out, "tp4count 1 mode=%s vcpus=%d\n",
+	fprintf(out, "tp4count 2 mode=%s vcpus=%d\n",
 		cb_mode ? "cb" : "inline", nvcpus);
 	fflush(out);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);

@@ -19,5 +19,12 @@
 #define TP4_MARK_START		1
 #define TP4_MARK_END		2
 #define TP4_MARK_PROFILE	0x80
+/* make bench's start of a run (a cell): windows are matched to runs. */
+#define TP4_MARK_CELL		4
+/* A turn that found nothing to do begins, ends (plugin mode=cb: its user
+ * instructions are counted as idle).
+ */
+#define TP4_MARK_IDLE		5
+#define TP4_MARK_BUSY		6
 
 #endif

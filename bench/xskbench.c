@@ -457,9 +457,11 @@ static void rxdrop_step(const struct opts *o, struct xsk *x,
 
 	n = xsk_ring_cons__peek(&x->rx, o->batch, &ri);
 	if (!n) {
+		TP4_MARK(TP4_MARK_IDLE);
 		idle(o, x, POLLIN, deadline);
 		return;
 	}
+	TP4_MARK(TP4_MARK_BUSY);
 	/*
 	 * The fill ring has room for every RX frame; it can look full only
 	 * for the moment between the kernel publishing RX and releasing fill.
@@ -573,6 +575,11 @@ static void l2fwd_step(const struct opts *o, struct xsk *x,
 		xsk_ring_cons__release(&x->rx, n);
 		xsk_ring_prod__submit(&x->tx, n);
 	}
+	/* A turn that moved nothing waits (tp4mark.h), kick or not. */
+	if (!n && !done)
+		TP4_MARK(TP4_MARK_IDLE);
+	else
+		TP4_MARK(TP4_MARK_BUSY);
 	if (tx_unsent(x))
 		kick_tx(x, r);
 	else if (!n && !done)
@@ -595,7 +602,7 @@ static void run(const struct opts *o, struct xsk *x, struct bench_run *r)
 			l2fwd_step(o, x, r, deadline);
 		t = bench_now();
 	}
-	r->duration = t - r->start;
+	bench_end(r, t);
 }
 
 static void xsk_stats(const struct opts *o, struct xsk *x, struct bench_run *r)
@@ -608,6 +615,8 @@ static void xsk_stats(const struct opts *o, struct xsk *x, struct bench_run *r)
 		return;
 	}
 	r->errors += s.rx_invalid_descs + s.tx_invalid_descs;
+	/* In the result also under -Q: what RX lost, ring full or not. */
+	r->drops = s.rx_dropped + s.rx_ring_full;
 	if (!o->quiet)
 		fprintf(stderr, "xskbench: rx_dropped %llu rx_ring_full %llu "
 			"rx_fill_ring_empty_descs %llu "
@@ -778,6 +787,7 @@ int main(int argc, char **argv)
 	if (o.bench == PINGPONG && pingpong_inject(&o, &x))
 		goto out;
 
+	r.count_window = true;
 	run(&o, &x, &r);
 
 	ret = !o.pin && xdp_detach(&o, prog_fd) ? 1 : 0;

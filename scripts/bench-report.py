@@ -11,15 +11,34 @@ scripts/guest-bench.sh) and writes, in RESULTS:
               V3 and V2, and the median of the round-by-round ratios to V3;
               for the capture row, drops, what pktgen sent meanwhile and
               which limit V4+ZC reached);
-  bench.png   the chart: rates (log scale, min-max bars) and ratios to V3.
+  bench.png   the chart: rates (log scale, min-max bars) and ratios to V3,
+              and instructions per packet where counted.
 Prints bench.md. Rates are packets per second; each row is measured in the
 same boot, so only ratios within it mean something.
+
+With RESULTS/count.txt (the instruction counting plugin's output, make
+bench), each run gets the instructions of its window (the Nth marker 4 is
+the Nth line of runs.jsonl) and, divided by the packets it counted in that
+window: "kernel" (both vCPUs), "user" (its turns that moved packets) and
+"idle" (the user instructions of its turns that found nothing to do,
+marked by the program; kept out of the work). "net": kernel less the
+kernel instructions per packet of pktgen alone (the rxdrop row's "pktgen"
+cell of the same size) where pktgen feeds the cell, plus user. Per cell:
+the median over the rounds and the spread, (max - min) / median. Ratios
+between modes from the counts: a mode's net instructions per packet over
+V3's (below 1: cheaper).
 """
 import argparse
 import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tp4count  # noqa: E402
+
+# The goal for the counts: two make bench runs within this of each other.
+SPREAD_GOAL = 0.02
 
 MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
@@ -57,8 +76,10 @@ GOAL_X = 10.0
 RATIO_TOP = 10.0
 
 
-def load(path):
-    runs, failed = [], []
+def load(path, count_path=None):
+    """The runs and the failed ones; with @count_path, each run that has
+    a window gets 'count': its instructions, and per packet."""
+    runs, failed, lines = [], [], []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -69,8 +90,80 @@ def load(path):
             except json.JSONDecodeError:
                 failed.append({'label': 'unreadable line', 'error': line[:200]})
                 continue
+            lines.append(r)
             (failed if r.get('failed') else runs).append(r)
+    if count_path and os.path.exists(count_path):
+        attach_counts(lines, tp4count.windows(count_path))
     return runs, failed
+
+
+def attach_counts(lines, windows):
+    """Window of cell N (1-based) -> run N; per packet counted."""
+    for w in windows:
+        if not 1 <= w['cell'] <= len(lines):
+            continue
+        r = lines[w['cell'] - 1]
+        n = r.get('packets') or 0
+        c = {'kernel': w['kernel'], 'user': w['user'], 'idle': w['idle'],
+             'vcpus': w['vcpus']}
+        if n > 0:
+            c.update(kpp=w['kernel'] / n, upp=w['user'] / n,
+                     ipp=w['idle'] / n)
+        r['count'] = c
+
+
+# The cells pktgen feeds: their generator is pktgen alone of that size.
+FED = ('rxdrop', 'l2fwd')
+
+
+def spread(v):
+    m = statistics.median(v)
+    return (max(v) - min(v)) / m if m else 0.0
+
+
+def count_cell(sel):
+    """A cell's instructions per packet: median, min, max, spread of
+    kernel, user and idle, over the runs that have them."""
+    c = {}
+    for k in ('kpp', 'upp', 'ipp'):
+        v = [r['count'][k] for r in sel if k in r.get('count', {})]
+        if v:
+            c[k] = {'median': statistics.median(v), 'min': min(v),
+                    'max': max(v), 'spread': spread(v), 'runs': v}
+    return c
+
+
+def count_net(rows):
+    """Less the generator: kernel per packet less pktgen alone's of the
+    same size, where pktgen feeds the cell; net = that plus user work."""
+    gen = {r['pkt_size']: r['cells']['pktgen']['count']['kpp']['median']
+           for r in rows if r['bench'] == 'rxdrop' and not r['poll'] and
+           not r['xdp'] and 'kpp' in r['cells'].get('pktgen', {}).get(
+               'count', {})}
+    for r in rows:
+        for m, c in r['cells'].items():
+            k = c.get('count', {})
+            if 'kpp' not in k or m == 'pktgen':
+                continue
+            fed = r['bench'] in FED
+            g = gen.get(r['pkt_size']) if fed else 0.0
+            if g is None:
+                continue
+            k['generator'] = g
+            k['knet'] = k['kpp']['median'] - g
+            k['net'] = k['knet'] + k.get('upp', {}).get('median', 0.0)
+        ref = r['cells'].get('v3', {}).get('count', {}).get('net')
+        if r['bench'] == 'pingpong':
+            # V3's ping-pong waits for its block timer: the cheaper of
+            # V2 and V3, as for the rates.
+            refs = [r['cells'].get(m, {}).get('count', {}).get('net')
+                    for m in ('v2', 'v3')]
+            refs = [x for x in refs if x]
+            ref = min(refs) if refs else None
+        for m, c in r['cells'].items():
+            k = c.get('count', {})
+            if 'net' in k and ref:
+                k['ratio_ref'] = k['net'] / ref
 
 
 def summarize(runs):
@@ -91,6 +184,18 @@ def summarize(runs):
                                'runs': pps}
                 if bench == 'capture':
                     cells[mode].update(capture_cell(sel))
+                cnt = count_cell(sel)
+                if cnt:
+                    cells[mode]['count'] = cnt
+                # The receiver waited (idle turns) or got what pktgen
+                # alone sends: its rate is its input's.
+                sent = [r['packets'] / r['pktgen_sent'] for r in sel
+                        if r.get('pktgen_sent')]
+                if sent:
+                    cells[mode]['of_sent'] = statistics.median(sent)
+                drops = [r['drops'] for r in sel if 'drops' in r]
+                if drops:
+                    cells[mode]['drops'] = statistics.median(drops)
             # For a --poll reader: how often it slept (tpbench's voluntary
             # context switches) per thousand packets received, and what it
             # cost its CPU (user and system time) per packet, microseconds.
@@ -139,7 +244,41 @@ def summarize(runs):
                          'cells': cells})
             if bench == 'capture':
                 rows[-1]['capture'] = capture_goal(cells)
+    count_net(rows)
+    input_bound(rows)
     return rows
+
+
+def input_bound(rows):
+    """Marks the cells whose rate is their input's: a receiver fed by
+    pktgen that spent more user instructions waiting than working, or
+    that got at least 90 % of what pktgen alone sends of that size; an
+    l2fwd whose rate is within 10 % of rxdrop's of the same mode."""
+    alone = {r['pkt_size']: r['cells']['pktgen']['median'] for r in rows
+             if r['bench'] == 'rxdrop' and 'pktgen' in r['cells']}
+    rx = {(r['pkt_size'], m): c['median'] for r in rows
+          if r['bench'] == 'rxdrop' and not r['poll'] and not r['xdp']
+          for m, c in r['cells'].items()}
+    for r in rows:
+        if r['bench'] not in FED:
+            continue
+        for m, c in r['cells'].items():
+            if m == 'pktgen':
+                continue
+            why = []
+            k = c.get('count', {})
+            if k.get('ipp', {}).get('median', 0) > \
+                    k.get('upp', {}).get('median', 0) > 0:
+                why.append('waited')
+            a = alone.get(r['pkt_size'])
+            if a and c['median'] >= 0.9 * a:
+                why.append('pktgen')
+            x = rx.get((r['pkt_size'], m))
+            if r['bench'] == 'l2fwd' and x and \
+                    abs(c['median'] - x) <= 0.1 * x:
+                why.append('rxdrop')
+            if why:
+                c['input_bound'] = why
 
 
 def capture_cell(sel):
@@ -272,6 +411,22 @@ def markdown(rows, meta, failed):
             r['row'], dict(MODES).get(m, m),
             fmt_ratio(c.get('ratio_noxdp')), fmt_ratio(c.get('ratio_v3')))
             for r in xdps for m, c in r['cells'].items()]
+    counted = [r for r in rows
+               if any('count' in c for c in r['cells'].values())]
+    if counted:
+        out += count_tables(counted, cols)
+    bound = [(r['row'], dict(MODES).get(m, m), c['input_bound'])
+             for r in rows for m, c in r['cells'].items()
+             if c.get('input_bound')]
+    if bound:
+        out += ['', '## Rates bound by their input', '',
+                'Cells whose rate says how fast the input came, not how '
+                'fast the mode is: "waited": the receiver spent more user '
+                'instructions in turns that found nothing than in turns '
+                'that moved packets; "pktgen": it got 90 % or more of '
+                'what pktgen alone sends; "rxdrop": l2fwd within 10 % of '
+                'rxdrop\'s rate of the same mode.', '']
+        out += ['- %s %s: %s' % (row, h, ', '.join(w)) for row, h, w in bound]
     caps = [r for r in rows if r['bench'] == 'capture']
     if caps:
         out += capture_tables(caps)
@@ -325,6 +480,51 @@ def markdown(rows, meta, failed):
                                         ' '.join(f.get('error', '').split())[:300])
                 for f in failed]
     return '\n'.join(out) + '\n'
+
+
+def count_tables(rows, cols):
+    """The instruction counts: per packet, with their spread, and the
+    ratios between modes computed from them."""
+    def stat(key):
+        def cell(c):
+            k = c.get('count', {}).get(key)
+            if not k:
+                return ''
+            return '%.0f (%.1f%%)' % (k['median'], 100 * k['spread'])
+        return cell
+
+    def num(key, fmt='%.0f'):
+        def cell(c):
+            v = c.get('count', {}).get(key)
+            return fmt % v if v is not None else ''
+        return cell
+    worst = max((k['spread'] for r in rows for c in r['cells'].values()
+                 for n, k in c.get('count', {}).items()
+                 if n == 'kpp' and isinstance(k, dict)), default=0)
+    out = ['', '## Instructions per packet (counted by the emulator)', '',
+           'Every instruction the guest executed in each run\'s measured '
+           'window, both vCPUs, over the packets the run counted in it '
+           '(rxdrop, l2fwd: received; txpush: sent and completed; '
+           'ping-pong: round trips seen by the first end; pktgen: sent). '
+           'Median over the rounds, and the spread, (max - min) / median; '
+           'the largest spread of a kernel count here: %.1f%% (goal: two '
+           'make bench runs within %.0f%% of each other).'
+           % (100 * worst, 100 * SPREAD_GOAL)]
+    out += table('Kernel instructions per packet: median (spread)', rows,
+                 cols, stat('kpp'))
+    out += table('Kernel instructions per packet less pktgen alone\'s '
+                 '(rxdrop, rxdrop-poll, l2fwd, XDP_DROP: pktgen feeds '
+                 'them)', rows, cols, num('knet'))
+    out += table('User instructions per packet, turns that moved packets: '
+                 'median (spread)', rows, cols, stat('upp'))
+    out += table('User instructions per packet spent waiting (turns that '
+                 'found nothing; not in the work)', rows, cols, stat('ipp'))
+    out += table('Work per packet, net: kernel less pktgen\'s, plus user',
+                 rows, cols, num('net'))
+    out += table('Work per packet, ratio to V3 (ping-pong: to the cheaper '
+                 'of V2 and V3; below 1: cheaper)', rows, cols,
+                 num('ratio_ref', '%.2f'))
+    return out
 
 
 def capture_buffer(rows):
@@ -465,7 +665,7 @@ def main():
             'runs': 0}
     path = os.path.join(a.results, 'vm', 'runs.jsonl')
     if os.path.exists(path):
-        runs, failed = load(path)
+        runs, failed = load(path, os.path.join(a.results, 'count.txt'))
     else:
         # A kept result (results/): render it again from its bench.json.
         with open(os.path.join(a.results, 'bench.json')) as f:

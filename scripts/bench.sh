@@ -7,9 +7,17 @@
 # runs the whole matrix (scripts/guest-bench.sh) and the report:
 # build/results/<timestamp>/bench.json, bench.md, bench.png.
 #
-# BENCH_SECS (default 5) and BENCH_RUNS (default 3) set the length and the
+# QEMU runs with the instruction counting plugin (bench/tp4count.c, built
+# by scripts/tp4count-build.sh; mode=cb: a count per vCPU, a TCG thread
+# each as without it): every run's window has its instructions, kernel and
+# user, and the report divides them by the packets the run moved
+# (count.txt; BENCH_COUNT=0: rates only, without the plugin).
+# BENCH_PROFILE=1: every window also gets its kernel profile (make profile).
+#
+# BENCH_SECS (default 3) and BENCH_RUNS (default 5) set the length and the
 # number of each run, BENCH_ROWS and BENCH_MODES a part of the matrix (see
-# guest-bench.sh; BENCH_ROWS=capture: the capture row alone);
+# guest-bench.sh; BENCH_ROWS=capture: the capture row alone), BENCH_SIZES
+# the packet sizes (default "64 1500");
 # BENCH_CAPTURE_BUF the capture row's tcpdump -B (KiB, default 16384);
 # VM_TIMEOUT the boot's limit (default: from those).
 set -euo pipefail
@@ -33,6 +41,15 @@ mkdir -p "$bin"
 cp "$obj/samples/tpacket4/tpbench" "$bin/"
 make -s -C "$TOP/bench" OUT="$bin" >/dev/null ||
 	die "bench: the AF_XDP and shared-memory references do not build"
+count=${BENCH_COUNT:-1}
+[ "$count" = 0 ] && count=
+vm_count=()
+if [ -n "$count" ]; then
+	plugin=$("$TOP/scripts/tp4count-build.sh")
+	cp "$(dirname "$plugin")/tp4mark" "$bin/"
+	vm_count=(VM_COUNT="$res/count.txt" VM_COUNT_MODE=cb)
+	[ "${BENCH_PROFILE:-0}" = 1 ] && vm_count+=(VM_COUNT_PROFILE=1)
+fi
 # The capture row's patched tcpdump. Without it, that row's V4 and V4+ZC
 # runs fail (saying why) and the rest of the matrix runs.
 case " ${BENCH_ROWS:-} " in
@@ -44,18 +61,18 @@ case " ${BENCH_ROWS:-} " in
 	fi ;;
 esac
 
-secs=${BENCH_SECS:-5}
-runs=${BENCH_RUNS:-3}
-# At most 45 runs a round (32 today, 38 with V4+ZC, 41 with the XDP row) of
-# (secs + 2) s each, 8 capture runs of (secs + 8) s (tcpdump starts, drains
-# its ring, stops), and the boot.
-timeout=${VM_TIMEOUT:-$(( runs * (45 * (secs + 2) + 8 * (secs + 8)) + 600 ))}
+secs=${BENCH_SECS:-3}
+runs=${BENCH_RUNS:-5}
+# At most 60 runs a round (55 today with V4+ZC, the XDP row and pktgen
+# alone) of (secs + 4) s each (the plugin slows the set-up), 8 capture runs
+# of (secs + 8) s (tcpdump starts, drains its ring, stops), and the boot.
+timeout=${VM_TIMEOUT:-$(( runs * (60 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
 # The kernel console is kept in console.txt (a panic never reaches
 # dmesg.txt); only its warnings are shown among the progress lines.
 set +e
-VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
-	"$TOP/scripts/vm.sh" "BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
+env "${vm_count[@]}" VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
+	"$TOP/scripts/vm.sh" "BENCH_COUNT=$count BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_SIZES='${BENCH_SIZES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
 	tee "$res/console.txt" |
 	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
 vrc=${PIPESTATUS[0]}

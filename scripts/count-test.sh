@@ -13,7 +13,15 @@
 #    counted when it starts: the one entering the loop, with its first
 #    turn, began before the window's first marker);
 #  - window 3 counted kernel instructions too (the timer, the other vCPU);
-#  - the guest's time with the plugin, in the output only.
+#  - the guest's time with the plugin, in the output only;
+# and a second boot with VM_COUNT_MODE=cb (a counter per vCPU), tp4mark
+# running 1e6 turns, then 2e6 between the markers of waiting (5 and 6):
+#  - the window's per-vCPU kernel, user and idle counts add up to its
+#    totals;
+#  - the profile has both loops' blocks, exactly 3 * (N - 1) each;
+#  - the idle count is at least the idle loop's 3 * (2e6 - 1) and at most
+#    3 * 2e6 plus 10 %, the user count at least the busy loop's and less
+#    than the idle loop's (what waits is not counted as work).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +35,7 @@ ok() {
 	else echo "not ok $n $2" >>"$tap"; fails=$((fails + 1)); fi
 }
 echo "TAP version 13" >"$tap"
-echo "1..4" >>"$tap"
+echo "1..7" >>"$tap"
 
 mark=$("$TOP/scripts/tp4count-build.sh") || { ok 1 "tp4count builds"; exit 1; }
 mark=$(dirname "$mark")/tp4mark
@@ -65,4 +73,30 @@ done
 ok $? "each window's user count is at least the loop's block, at most 3 * LOOPS + 10 % (the guest's other processes)"
 [ "${#k[@]}" = 3 ] && [ "${k[2]}" -gt 0 ]
 ok $? "kernel instructions in window 3 (the timer, the other vCPU)"
+
+t0=$(date +%s)
+VM_COUNT=$out/count-cb.txt VM_COUNT_MODE=cb VM_OUT=$out/vm-cb \
+	VM_TIMEOUT=${COUNT_TIMEOUT:-900} \
+	"$TOP/scripts/vm.sh" "$mark 0 1000000 2000000" >"$out/vm-cb.log" 2>&1
+rc=$?
+echo "# mode=cb: the guest ran $(( $(date +%s) - t0 ))s with the plugin (rc $rc)" >>"$tap"
+w=$("$TOP/scripts/tp4count.py" windows "$out/count-cb.txt" 2>&1)
+echo "$w" | sed 's/^/# /' >>"$tap"
+# window SEQ: kernel K user U idle I cell C cpu0 k/u/i cpu1 k/u/i
+echo "$w" | awk '/^window/ { n++; k = 0; u = 0; i = 0
+	for (f = 10; f <= NF; f++) if ($f ~ /\//) { split($f, a, "/"); k += a[1]; u += a[2]; i += a[3] }
+	bad += (k != $4 || u != $6 || i != $8 || NF < 11) }
+	END { exit !(n == 1 && !bad) }'
+ok $? "mode=cb: the window's per-vCPU kernel, user and idle counts add up to its totals"
+seq=$(echo "$w" | sed -n 's/^window \([0-9]*\):.*/\1/p')
+b=$("$TOP/scripts/tp4count.py" blocks "$out/count-cb.txt" "${seq:-0}" 2>/dev/null)
+echo "$b" | grep -q " 3 $(( 3 * (1000000 - 1) ))\$" &&
+	echo "$b" | grep -q " 3 $(( 3 * (2000000 - 1) ))\$"
+ok $? "mode=cb: the profile has both loops' blocks, each run exactly LOOPS - 1 times"
+u=$(echo "$w" | awk '/^window/ { print $6 }')
+i=$(echo "$w" | awk '/^window/ { print $8 }')
+[ -n "$u" ] && [ -n "$i" ] &&
+	[ "$i" -ge $(( 3 * (2000000 - 1) )) ] && [ "$i" -le $(( 3 * 2000000 * 11 / 10 )) ] &&
+	[ "$u" -ge $(( 3 * (1000000 - 1) )) ] && [ "$u" -lt $(( 3 * (2000000 - 1) )) ]
+ok $? "mode=cb: the waiting loop's instructions are idle, not user (idle ${i:-none}, user ${u:-none})"
 [ "$fails" = 0 ]

@@ -7,6 +7,9 @@
 #   rxdrop, l2fwd  pktgen (the kernel's) sends from tp4b on CPU 0, the
 #                  benchmark receives on tp4a on CPU 1 (the receive path up
 #                  to the socket's ring runs in pktgen's softirq, CPU 0);
+#                  rxdrop also with no receiver at all ("pktgen"): the
+#                  generator's own rate and cost, what the receive cells
+#                  are bound by and what their counts less it leave;
 #   txpush         the benchmark sends on tp4a from CPU 1;
 #   rxdrop-poll    rxdrop with a reader that sleeps in poll() when idle;
 #                  V4 asks to be woken once as many frames wait as V3's
@@ -41,18 +44,30 @@
 #                  SIGINT gives the totals (drops, all that pktgen sent
 #                  captured or not).
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
-# "failed" and its error); progress goes to stdout. BENCH_SECS (default 5)
-# and BENCH_RUNS (default 3) set the length and the repetitions; BENCH_ROWS
+# "failed" and its error); progress goes to stdout. A run that pktgen feeds
+# gets "pktgen_sent": what pktgen sent while the program ran, set-up and
+# teardown included. The modes of a row run in an order rotated by one
+# each round, so that none always follows the same one.
+#
+# With BENCH_COUNT=1 (make bench boots QEMU with the instruction counting
+# plugin, bench/tp4count.c), BINDIR/tp4mark marks the start of each run
+# (marker 4: the Nth such marker is the Nth line of runs.jsonl), the
+# programs mark their own measured windows and idle turns, and pktgen
+# alone runs in a window of BINDIR/tp4mark -w.
+#
+# BENCH_SECS (default 3) and BENCH_RUNS (default 5) set the length and
+# the repetitions; BENCH_ROWS
 # (default "rxdrop rxdrop-poll txpush l2fwd pingpong xdp"; "capture" runs only
 # when asked for, see below) and
 # BENCH_MODES (default: all of this kernel's) a part of the matrix (the
 # capture row runs those of v3, v4 and v4zc that BENCH_MODES has, and
-# pktgen alone always).
+# pktgen alone always), BENCH_SIZES (default "64 1500") the packet sizes.
 set -u
 bin=$1
 out=$2
-secs=${BENCH_SECS:-5}
-runs=${BENCH_RUNS:-3}
+secs=${BENCH_SECS:-3}
+runs=${BENCH_RUNS:-5}
+counting=${BENCH_COUNT:-}
 mkdir -p "$out"
 runs_file=$out/runs.jsonl
 : >"$runs_file"
@@ -62,6 +77,11 @@ xskbench=$bin/xskbench
 shmring=$bin/shmring
 tcpdump=$bin/tcpdump
 stock_tcpdump=/usr/bin/tcpdump
+mark=$bin/tp4mark
+if [ -n "$counting" ] && [ ! -x "$mark" ]; then
+	echo "bench: BENCH_COUNT without $mark"
+	exit 1
+fi
 pg=/proc/net/pktgen
 pin=/sys/fs/bpf/tp4bench_xsks
 # bpffs refuses names with a dot (EPERM).
@@ -101,12 +121,40 @@ pktgen_start() {
 	echo "dst_mac 02:00:00:00:00:99" >$pg/tp4b
 	echo start >$pg/pgctrl &
 	pktgen=$!
+	pg_running=1
 	sleep 0.5
 }
 
 pktgen_stop() {
 	echo stop >$pg/pgctrl
 	wait "$pktgen"
+	pg_running=
+}
+pg_running=
+
+# pktgen_alone: the rxdrop row's "pktgen" mode, pktgen with no receiver
+# (started by one()): the JSON line of what it sent in a window of $secs,
+# counted (tp4mark -w) or not.
+pktgen_alone() {
+	local w
+	if [ -n "$counting" ]; then
+		w=$("$mark" -w "$secs" $pg/tp4b) || return 1
+	else
+		w="T ${EPOCHREALTIME/,/.}
+$(cat $pg/tp4b)"
+		sleep "$secs"
+		w="$w
+T ${EPOCHREALTIME/,/.}
+$(cat $pg/tp4b)"
+	fi
+	echo "$w" | awk -v size="$size" '
+		/^T / { t[++n] = $2 }
+		$1 == "pkts-sofar:" { s[n] = $2; e[n] = $4 }
+		END {
+			if (n != 2 || !(2 in s)) exit 1
+			dt = t[2] - t[1]; p = s[2] - s[1]
+			printf "{\"tool\":\"pktgen\",\"bench\":\"rxdrop\",\"mode\":\"pktgen\",\"ifname\":\"tp4b\",\"pkt_size\":%d,\"duration\":%.3f,\"packets\":%d,\"pps\":%.1f,\"errors\":%d}\n", size, dt, p, p / dt, e[2] - e[1]
+		}'
 }
 
 total=0
@@ -116,9 +164,14 @@ failed=0
 # record LABEL CMD...: run one benchmark, keep its JSON line. A run fails
 # when the program fails, prints no result or counts no packet at all.
 record() {
-	local label=$1 line err rc pps
+	local label=$1 line err rc pps sent=
 	shift
 	done_runs=$((done_runs + 1))
+	[ -z "$counting" ] || "$mark" 4
+	if [ -n "$pg_running" ]; then
+		pg_counters
+		sent=$pg_sofar
+	fi
 	err=$(mktemp)
 	# The run being made, for vm.sh's and guest-run.sh's timeout
 	# messages; each run bounded on its own (the program's own -d
@@ -130,6 +183,10 @@ record() {
 	line=$("${bound[@]}" "$@" 2>"$err" | tail -n 1; exit "${PIPESTATUS[0]}")
 	rc=$?
 	rm -f "$out/running.bench"
+	if [ -n "$sent" ] && [ "${line: -1}" = "}" ]; then
+		pg_counters
+		line="${line%\}},\"pktgen_sent\":$((pg_sofar - sent))}"
+	fi
 	pps=$(echo "$line" | sed -n 's/.*"pps":\([0-9.]*\).*/\1/p')
 	if [ $rc = 0 ] && [ "${line:0:1}" = "{" ] && [ -n "$pps" ] &&
 	   [ "${pps%%.*}" != 0 ]; then
@@ -179,6 +236,12 @@ v3_block_pkts() {
 one() {
 	local bench=$1 mode=$2 size=$3 cmd
 	case $mode in
+	pktgen)
+		[ "$bench" = rxdrop ] || return 0
+		pktgen_start "$size"
+		record "$bench $size B $mode" pktgen_alone
+		pktgen_stop
+		return ;;
 	v4zc) cmd=("$tpbench" -v 4 -z 0) ;;
 	v*) cmd=("$tpbench" -v "${mode#v}") ;;
 	xdp-*) [ "$bench" = rxdrop-poll ] && return
@@ -512,13 +575,17 @@ capture_one() {
 	esac
 }
 
+# The packet sizes of the rows that have two (BENCH_SIZES: one of them).
+sizes=${BENCH_SIZES:-64 1500}
+nsizes=$(echo $sizes | wc -w)
+
 # A round: each socket benchmark x 2 sizes x the modes (rxdrop-poll: the
 # tpbench modes only), 2 ping-pongs x (the ping-pong modes and shm), and
 # the capture row x 2 sizes x its modes.
 total=0
 for bench in $rows; do
 	if [ "$bench" = capture ]; then
-		total=$((total + 2 * $(echo "$cap_modes" | wc -w)))
+		total=$((total + nsizes * $(echo "$cap_modes" | wc -w)))
 		continue
 	fi
 	if [ "$bench" = xdp ]; then
@@ -531,17 +598,34 @@ for bench in $rows; do
 	for mode in $modes; do
 		case $bench-$mode in
 		pingpong-*|rxdrop-poll-xdp-*) ;;
-		*) total=$((total + 2)) ;;
+		*) total=$((total + nsizes)) ;;
 		esac
 	done
+	[ "$bench" = rxdrop ] && total=$((total + nsizes))
 done
 case " $rows " in
 *" pingpong "*) total=$((total + 2 * ($(echo $pp_modes | wc -w) + 1))) ;;
 esac
 total=$((runs * total))
-echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes; rows: $rows"
+echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes; rows: $rows${counting:+; counting instructions}"
+
+# rotate N WORD...: the words, the first N mod their number moved last.
+rotate() {
+	local n=$1
+	shift
+	[ $# -gt 0 ] || return 0
+	n=$((n % $#))
+	echo "${@:n+1}" "${@:1:n}"
+}
+
+all_modes=$modes all_pp_modes=$pp_modes all_xdp_modes=$xdp_modes
+all_cap_modes=$cap_modes
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
+	modes=$(rotate $((round - 1)) $all_modes)
+	pp_modes=$(rotate $((round - 1)) $all_pp_modes)
+	xdp_modes=$(rotate $((round - 1)) $all_xdp_modes)
+	cap_modes=$(rotate $((round - 1)) $all_cap_modes)
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
 		if [ "$bench" = xdp ]; then
@@ -550,14 +634,17 @@ for round in $(seq "$runs"); do
 			done
 			continue
 		fi
-		for size in 64 1500; do
+		for size in $sizes; do
 			if [ "$bench" = capture ]; then
 				for mode in $cap_modes; do
 					capture_one "$mode" "$size"
 				done
 				continue
 			fi
-			for mode in $modes; do
+			rx_modes=$modes
+			[ "$bench" = rxdrop ] &&
+				rx_modes=$(rotate $((round - 1)) $all_modes pktgen)
+			for mode in $rx_modes; do
 				one "$bench" "$mode" "$size"
 			done
 		done

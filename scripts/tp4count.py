@@ -5,8 +5,10 @@ counting plugin.
 
   tp4count.py windows FILE
       one line per window (a marker 1 and the next marker 2 or 130): its
-      kernel and user instructions, and per vCPU where the plugin counted
-      them (mode=cb)
+      cell (the number of markers 4 before it: make bench marks each run
+      so), its kernel, user and idle user instructions (see markers 5 and
+      6 in bench/tp4count.c), and per vCPU where the plugin counted them
+      (mode=cb)
   tp4count.py blocks FILE [SEQ]
       the blocks of profiled window SEQ (default: the last), kernel and
       user: address, length, instructions, most first
@@ -14,10 +16,19 @@ counting plugin.
       the kernel functions of the profile record SEQ (default: the last),
       by instructions, the TOP (default 30) largest
 
+  tp4count.py compare RESULTS SYSTEM_MAP ROW SIZE TOP MODE...
+      make profile's report: for a make bench results folder whose
+      windows were all profiled (BENCH_PROFILE=1), the kernel functions
+      by instructions per packet of the cell ROW (rxdrop, rxdrop-poll,
+      txpush, l2fwd, pingpong, xdp) and SIZE (pingpong: packets in
+      flight), side by side for each MODE (its median run by kernel
+      instructions per packet), the TOP largest of any
+
 As a module: windows(path) and profile(path, system_map, seq) for the
 bench's report.
 """
 import bisect
+import os
 import sys
 
 
@@ -25,7 +36,7 @@ def records(path):
     """The plugin's records: (kind, fields) tuples, the header checked."""
     with open(path) as f:
         head = f.readline().split()
-        if len(head) < 2 or head[0] != 'tp4count' or head[1] != '1':
+        if len(head) < 2 or head[0] != 'tp4count' or head[1] != '2':
             raise ValueError('%s: not a tp4count output' % path)
         for line in f:
             parts = line.split()
@@ -34,22 +45,27 @@ def records(path):
 
 
 def windows(path):
-    """[{'seq', 'kernel', 'user', 'vcpus': [(k, u), ...]}]: each window
-    from a marker 1 or 129 to the next marker 2 or 130 (the one that ends
-    it; its seq is the profile's)."""
-    out, start = [], None
+    """[{'seq', 'cell', 'kernel', 'user', 'idle', 'vcpus': [(k, u, i),
+    ...]}]: each window from a marker 1 or 129 to the next marker 2 or 130
+    (the one that ends it; its seq is the profile's); cell: the markers 4
+    before it (0: none)."""
+    out, start, cell = [], None, 0
     for kind, f in records(path):
         if kind != 'M':
             continue
         seq, mark = int(f[0]), int(f[1])
         counts = [int(x) for x in f[2:]]
-        if mark in (1, 129):
+        if mark == 4:
+            cell += 1
+            start = None
+        elif mark in (1, 129):
             start = counts
         elif mark in (2, 130) and start is not None:
             d = [b - a for a, b in zip(start, counts)]
-            out.append({'seq': seq, 'kernel': d[0], 'user': d[1],
-                        'vcpus': [(d[i], d[i + 1])
-                                  for i in range(2, len(d), 2)]})
+            out.append({'seq': seq, 'cell': cell, 'kernel': d[0],
+                        'user': d[1], 'idle': d[2],
+                        'vcpus': [tuple(d[i:i + 3])
+                                  for i in range(3, len(d), 3)]})
             start = None
     return out
 
@@ -95,13 +111,90 @@ def profile(path, system_map, seq=None):
     return funcs
 
 
+def cell_runs(results, row, size, mode):
+    """[(run, window)] of one cell of a make bench results folder: the
+    runs of runs.jsonl that match, with their window (cell N = line N)."""
+    import json
+    import os
+    lines = []
+    with open(os.path.join(results, 'vm', 'runs.jsonl')) as f:
+        for line in f:
+            if line.strip():
+                lines.append(json.loads(line))
+    wins = {w['cell']: w for w in windows(os.path.join(results,
+                                                       'count.txt'))}
+    out = []
+    for i, r in enumerate(lines, 1):
+        if r.get('failed') or r.get('mode') != mode or i not in wins:
+            continue
+        poll, xdp = r.get('poll', False), r.get('xdp', '')
+        if row == 'pingpong':
+            ok = r['bench'] == 'pingpong' and r.get('inflight') == size \
+                and not xdp
+        elif row == 'xdp':
+            ok = bool(xdp)
+        else:
+            ok = r['bench'] == row.replace('-poll', '') and \
+                r['pkt_size'] == size and poll == row.endswith('-poll') \
+                and not xdp
+        if ok and r.get('packets'):
+            out.append((r, wins[i]))
+    return out
+
+
+def compare(results, system_map, row, size, top, modes):
+    """make profile's table (markdown) of one cell for @modes."""
+    cols = []
+    for m in modes:
+        runs = sorted(cell_runs(results, row, size, m),
+                      key=lambda x: x[1]['kernel'] / x[0]['packets'])
+        if not runs:
+            cols.append((m, None, None, {}))
+            continue
+        r, w = runs[len(runs) // 2]
+        funcs = profile(os.path.join(results, 'count.txt'), system_map,
+                        w['seq'])
+        n = r['packets']
+        cols.append((m, r, w, {f: v / n for f, v in funcs.items()}))
+    names = {}
+    for _, _, _, per in cols:
+        for f, v in per.items():
+            names[f] = max(names.get(f, 0), v)
+    order = sorted(names, key=lambda f: -names[f])[:top]
+    out = ['# make profile: %s, %s%s' % (
+        row, size, ' in flight' if row == 'pingpong' else ' B'), '',
+        'Kernel instructions per packet by function (each block counted in '
+        'the function it starts in), both vCPUs, in the window of each '
+        'mode\'s median run (by kernel instructions per packet); the '
+        '%d largest of any mode. %s' % (top, results), '',
+        '| function | ' + ' | '.join(m for m, *_ in cols) + ' |',
+        '|---|' + '---:|' * len(cols)]
+    for f in order:
+        out.append('| %s | %s |' % (f, ' | '.join(
+            '%.0f' % per[f] if f in per else '' for _, _, _, per in cols)))
+    for label, key in (('**kernel, all**', 'kernel'),
+                       ('**user, work**', 'user'),
+                       ('**user, waiting**', 'idle')):
+        out.append('| %s | %s |' % (label, ' | '.join(
+            '%.0f' % (w[key] / r['packets']) if r else 'no run'
+            for _, r, w, _ in cols)))
+    out.append('| packets in the window | %s |' % ' | '.join(
+        str(r['packets']) if r else '' for _, r, _, _ in cols))
+    return '\n'.join(out) + '\n'
+
+
 def main(argv):
+    if len(argv) >= 7 and argv[1] == 'compare':
+        sys.stdout.write(compare(argv[2], argv[3], argv[4], int(argv[5]),
+                                 int(argv[6]), argv[7:]))
+        return 0
     if len(argv) >= 3 and argv[1] == 'windows':
         for w in windows(argv[2]):
-            v = ' '.join('cpu%d %d/%d' % (i, k, u)
-                         for i, (k, u) in enumerate(w['vcpus']))
-            print('window %d: kernel %d user %d %s' %
-                  (w['seq'], w['kernel'], w['user'], v))
+            v = ' '.join('cpu%d %d/%d/%d' % (i, k, u, n)
+                         for i, (k, u, n) in enumerate(w['vcpus']))
+            print('window %d: kernel %d user %d idle %d cell %d %s' %
+                  (w['seq'], w['kernel'], w['user'], w['idle'],
+                   w['cell'], v))
         return 0
     if len(argv) >= 3 and argv[1] == 'blocks':
         seq = int(argv[3]) if len(argv) > 3 else None

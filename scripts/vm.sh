@@ -12,7 +12,8 @@
 # VM_COUNT=FILE counts the instructions the guest executes into FILE with
 # the tp4count plugin (bench/tp4count.c; scripts/tp4count.py reads it):
 # inline counters, exact with one TCG thread for all vCPUs, which this
-# then asks for; VM_COUNT_MODE=cb counts per vCPU, a thread each.
+# then asks for; VM_COUNT_MODE=cb counts per vCPU, a thread each;
+# VM_COUNT_PROFILE=1 profiles every window (the plugin's profile=1).
 # VM_TCG_THREAD=single runs all vCPUs in one TCG thread without counting.
 #
 # Two bounds, so that a hung guest neither hangs the caller nor goes
@@ -49,9 +50,11 @@ if [ "${VM_TCG_THREAD:-}" = single ]; then
 fi
 if [ -n "${VM_COUNT:-}" ]; then
 	plugin=$("$TOP/scripts/tp4count-build.sh")
+	prof=
+	[ "${VM_COUNT_PROFILE:-0}" = 1 ] && prof=,profile=1
 	case ${VM_COUNT_MODE:-inline} in
-	inline) qemu_opts=("--qemu-opts=-accel tcg,thread=single -plugin $plugin,out=$VM_COUNT") ;;
-	cb) qemu_opts=("--qemu-opts=-plugin $plugin,out=$VM_COUNT,mode=cb") ;;
+	inline) qemu_opts=("--qemu-opts=-accel tcg,thread=single -plugin $plugin,out=$VM_COUNT$prof") ;;
+	cb) qemu_opts=("--qemu-opts=-plugin $plugin,out=$VM_COUNT,mode=cb$prof") ;;
 	*) die "vm: VM_COUNT_MODE is inline or cb" ;;
 	esac
 fi
