@@ -42,15 +42,19 @@ SPREAD_GOAL = 0.02
 
 MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
-    ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring'),
+    ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring (emulator check)'),
     # The capture row: pktgen alone, no capture: the ceiling.
     ('pktgen', 'pktgen'),
 ]
-ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp]
+ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp[, variant]]
     ('rxdrop 64B', 'rxdrop', 64, 0, False),
     ('rxdrop 1500B', 'rxdrop', 1500, 0, False),
     ('rxdrop-poll 64B', 'rxdrop', 64, 0, True),
     ('rxdrop-poll 1500B', 'rxdrop', 1500, 0, True),
+    # A capture's settings: V4 as the project's libpcap sets it (SO_RCVLOWAT
+    # 64, poll() 1 ms), V3 as the stock libpcap with tcpdump's 1000 ms.
+    ('rxdrop-poll 64B libpcap', 'rxdrop', 64, 0, True, '', 'pcap'),
+    ('rxdrop-poll 1500B libpcap', 'rxdrop', 1500, 0, True, '', 'pcap'),
     ('txpush 64B', 'txpush', 64, 0, False),
     ('txpush 1500B', 'txpush', 1500, 0, False),
     ('l2fwd 64B', 'l2fwd', 64, 0, False),
@@ -64,6 +68,9 @@ ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp]
     # An XDP_PASS program on both ends: its cost is the ratio to the V4+ZC
     # of the row without it.
     ('l2fwd-64 ping-pong XDP_PASS', 'pingpong', 64, 64, False, 'pass'),
+    # The copy modes with veth's NAPI (GRO) path on, as V4+ZC has it.
+    ('rxdrop 64B GRO', 'rxdrop', 64, 0, False, '', 'gro'),
+    ('l2fwd-64 ping-pong GRO', 'pingpong', 64, 64, False, '', 'gro'),
     ('capture 64B', 'capture', 64, 0, False),
     ('capture 1500B', 'capture', 1500, 0, False),
 ]
@@ -138,8 +145,8 @@ def count_net(rows):
     same size, where pktgen feeds the cell; net = that plus user work."""
     gen = {r['pkt_size']: r['cells']['pktgen']['count']['kpp']['median']
            for r in rows if r['bench'] == 'rxdrop' and not r['poll'] and
-           not r['xdp'] and 'kpp' in r['cells'].get('pktgen', {}).get(
-               'count', {})}
+           not r['xdp'] and not r['variant'] and 'kpp' in
+           r['cells'].get('pktgen', {}).get('count', {})}
     for r in rows:
         for m, c in r['cells'].items():
             k = c.get('count', {})
@@ -168,15 +175,17 @@ def count_net(rows):
 
 def summarize(runs):
     rows = []
-    for name, bench, size, inflight, poll, *prog in ROWS:
-        prog = prog[0] if prog else ''
+    for name, bench, size, inflight, poll, *rest in ROWS:
+        prog = rest[0] if rest else ''
+        variant = rest[1] if len(rest) > 1 else ''
         cells = {}
         for mode, _ in MODES:
             sel = [r for r in runs
                    if r['bench'] == bench and r['mode'] == mode and
                    r['pkt_size'] == size and r.get('inflight', 0) == inflight
                    and r.get('poll', False) == poll and
-                   r.get('xdp', '') == prog]
+                   r.get('xdp', '') == prog and
+                   r.get('variant', '') == variant]
             pps = [r['pps'] for r in sel]
             if pps:
                 cells[mode] = {'median': statistics.median(pps),
@@ -234,14 +243,15 @@ def summarize(runs):
             plain = next((r for r in rows if r['bench'] == bench and
                           r['pkt_size'] == size and
                           r['inflight'] == inflight and
-                          r['poll'] == poll and not r['xdp']), None)
+                          r['poll'] == poll and not r['xdp'] and
+                          not r['variant']), None)
             for mode, c in cells.items():
                 p = plain and plain['cells'].get(mode, {}).get('median')
                 c['ratio_noxdp'] = c['median'] / p if p else None
         if cells:
             rows.append({'row': name, 'bench': bench, 'pkt_size': size,
                          'inflight': inflight, 'poll': poll, 'xdp': prog,
-                         'cells': cells})
+                         'variant': variant, 'cells': cells})
             if bench == 'capture':
                 rows[-1]['capture'] = capture_goal(cells)
     count_net(rows)
@@ -255,10 +265,11 @@ def input_bound(rows):
     that got at least 90 % of what pktgen alone sends of that size; an
     l2fwd whose rate is within 10 % of rxdrop's of the same mode."""
     alone = {r['pkt_size']: r['cells']['pktgen']['median'] for r in rows
-             if r['bench'] == 'rxdrop' and 'pktgen' in r['cells']}
+             if r['bench'] == 'rxdrop' and 'pktgen' in r['cells'] and
+             not r['variant']}
     rx = {(r['pkt_size'], m): c['median'] for r in rows
-          if r['bench'] == 'rxdrop' and not r['poll'] and not r['xdp']
-          for m, c in r['cells'].items()}
+          if r['bench'] == 'rxdrop' and not r['poll'] and not r['xdp'] and
+          not r['variant'] for m, c in r['cells'].items()}
     for r in rows:
         if r['bench'] not in FED:
             continue
@@ -372,6 +383,9 @@ def measured_runs(rows):
 
 def markdown(rows, meta, failed):
     cols = columns(rows)
+    # The shared-memory ring is a check of the emulator (no kernel), and
+    # pktgen alone an input: neither is a mode to compare with.
+    rcols = [c for c in cols if c[0] not in ('shm', 'pktgen')]
     out = ['# AF_PACKET V4 benchmark, %s' % meta['date'], '',
            'Kernel %s, %s; %s runs of %d s per cell (%d asked), all in one '
            'boot. Only the ratios mean something: the machine is emulated.' %
@@ -381,11 +395,12 @@ def markdown(rows, meta, failed):
                  cols, lambda c: '%s (%s-%s)' % (
                      kpps(c['median']), kpps(c['min']), kpps(c['max'])))
     out += table('Ratio of the medians to V3 (ping-pong rows: to the better '
-                 'of V2 and V3)', rows, cols, ratio('ref'))
+                 'of V2 and V3)', rows, rcols, ratio('ref'))
     # The capture row has no V2.
     v2rows = [r for r in rows if r['bench'] != 'capture']
     if v2rows:
-        out += table('Ratio of the medians to V2', v2rows, cols, ratio('v2'))
+        out += table('Ratio of the medians to V2', v2rows, rcols,
+                     ratio('v2'))
     zc = [r for r in rows if 'v4zc' in r['cells']]
     if zc:
         out += ['', '## V4+ZC: ratio of the medians to V4 copy mode and to '
@@ -394,7 +409,7 @@ def markdown(rows, meta, failed):
         out += ['| %s | %s | %s |' % (
             r['row'], fmt_ratio(r['cells']['v4zc'].get('ratio_v4')),
             fmt_ratio(r['cells']['v4zc'].get('ratio_xdp'))) for r in zc]
-    out += table('Ratio to V3 round by round: median (min-max)', rows, cols,
+    out += table('Ratio to V3 round by round: median (min-max)', rows, rcols,
                  lambda c: '%.2f (%.2f-%.2f)' % (
                      c['paired_v3']['median'], c['paired_v3']['min'],
                      c['paired_v3']['max']) if 'paired_v3' in c else '')
@@ -414,7 +429,7 @@ def markdown(rows, meta, failed):
     counted = [r for r in rows
                if any('count' in c for c in r['cells'].values())]
     if counted:
-        out += count_tables(counted, cols)
+        out += count_tables(counted, cols, rcols)
     bound = [(r['row'], dict(MODES).get(m, m), c['input_bound'])
              for r in rows for m, c in r['cells'].items()
              if c.get('input_bound')]
@@ -482,7 +497,7 @@ def markdown(rows, meta, failed):
     return '\n'.join(out) + '\n'
 
 
-def count_tables(rows, cols):
+def count_tables(rows, cols, rcols):
     """The instruction counts: per packet, with their spread, and the
     ratios between modes computed from them."""
     def stat(key):
@@ -522,7 +537,7 @@ def count_tables(rows, cols):
     out += table('Work per packet, net: kernel less pktgen\'s, plus user',
                  rows, cols, num('net'))
     out += table('Work per packet, ratio to V3 (ping-pong: to the cheaper '
-                 'of V2 and V3; below 1: cheaper)', rows, cols,
+                 'of V2 and V3; below 1: cheaper)', rows, rcols,
                  num('ratio_ref', '%.2f'))
     return out
 
@@ -608,7 +623,13 @@ def chart(rows, meta, path):
     import matplotlib.pyplot as plt
 
     cols = columns(rows)
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(13, 9))
+    counted = any('net' in c.get('count', {}) for r in rows
+                  for c in r['cells'].values())
+    if counted:
+        fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(13, 13))
+    else:
+        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(13, 9))
+        ax3 = None
     n = len(cols)
     width = 0.8 / n
     xs = range(len(rows))
@@ -626,11 +647,16 @@ def chart(rows, meta, path):
         # Ratios beyond the axis (V3's ping-pong is timer-bound) are cut
         # at its top; every bar carries its value.
         ax2.bar(pos, [min(r, RATIO_TOP) for r in rat], width, label=h)
+        if ax3 is not None:
+            ax3.bar(pos, [r['cells'].get(m, {}).get('count', {}).get('net', 0)
+                          for r in rows], width, label=h)
         for x, r in zip(pos, rat):
             if r:
                 ax2.text(x, min(r, RATIO_TOP) * 1.03, '%.2f' % r,
                          ha='center', va='bottom', rotation=90, fontsize=6)
-    for ax in (ax1, ax2):
+    for ax in (ax1, ax2, ax3):
+        if ax is None:
+            continue
         ax.set_xticks(list(xs))
         ax.set_xticklabels([r['row'] for r in rows], fontsize=8)
         ax.grid(axis='y', alpha=0.3)
@@ -646,6 +672,9 @@ def chart(rows, meta, path):
     ax2.set_ylim(0.1, RATIO_TOP * 3)
     ax2.set_ylabel('ratio of medians to V3; ping-pong: to the better of '
                    'V2 and V3 (log, cut at %g)' % RATIO_TOP, fontsize=8)
+    if ax3 is not None:
+        ax3.set_yscale('log')
+        ax3.set_ylabel('instructions per packet, net (median)', fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 

@@ -14,7 +14,7 @@
 # (count.txt; BENCH_COUNT=0: rates only, without the plugin).
 # BENCH_PROFILE=1: every window also gets its kernel profile (make profile).
 #
-# BENCH_SECS (default 3) and BENCH_RUNS (default 5) set the length and the
+# BENCH_SECS (default 2) and BENCH_RUNS (default 5) set the length and the
 # number of each run, BENCH_ROWS and BENCH_MODES a part of the matrix (see
 # guest-bench.sh; BENCH_ROWS=capture: the capture row alone), BENCH_SIZES
 # the packet sizes (default "64 1500");
@@ -61,12 +61,13 @@ case " ${BENCH_ROWS:-} " in
 	fi ;;
 esac
 
-secs=${BENCH_SECS:-3}
+secs=${BENCH_SECS:-2}
 runs=${BENCH_RUNS:-5}
-# At most 60 runs a round (55 today with V4+ZC, the XDP row and pktgen
-# alone) of (secs + 4) s each (the plugin slows the set-up), 8 capture runs
-# of (secs + 8) s (tcpdump starts, drains its ring, stops), and the boot.
-timeout=${VM_TIMEOUT:-$(( runs * (60 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
+# At most 75 runs a round (67 today with V4+ZC, the XDP and GRO rows, the
+# libpcap settings and pktgen alone) of (secs + 4) s each (the plugin slows
+# the set-up), 8 capture runs of (secs + 8) s (tcpdump starts, drains its
+# ring, stops), and the boot.
+timeout=${VM_TIMEOUT:-$(( runs * (75 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
 # The kernel console is kept in console.txt (a panic never reaches
 # dmesg.txt); only its warnings are shown among the progress lines.

@@ -17,6 +17,11 @@
 #                  at 1500; see v3_block_pkts); both wait 4 ms, a jiffy,
 #                  for a partial batch (V3's block timer, V4's poll()
 #                  timeout; see poll_ms);
+#   rxdrop-pcap    rxdrop-poll with the settings of a capture: V4 as the
+#                  project's libpcap (pcap/) sets it, SO_RCVLOWAT 64 and a
+#                  1 ms poll() timeout, V3 as the stock libpcap with
+#                  tcpdump's default 1000 ms timeout (its block timer);
+#                  V3, V4 and V4+ZC ("variant":"pcap");
 #   each at 64 and 1500 bytes, with tpbench V2, V3, V4 (and V4+ZC once the
 #   kernel has it) and xskbench (AF_XDP, copy mode, veth's native XDP:
 #   "xdp-drv");
@@ -33,6 +38,14 @@
 #                  what the program counted; and l2fwd-64 ping-pong V4+ZC
 #                  with an XDP_PASS program on both ends, against the
 #                  pingpong row's V4+ZC without one;
+#   gro            the copy modes (V2, V3, V4) with veth's NAPI path on,
+#                  as V4+ZC always has it: GRO on and TSO off at both ends
+#                  (veth takes a sender's skb to the receiver's NAPI only
+#                  once GRO is on there and, unless the skb is a socket's
+#                  with GRO_FRAGLIST or GRO_UDP_FWD on, TSO is off at the
+#                  sender: veth_skb_is_eligible_for_gro(); zero-copy turns
+#                  the peer's TSO off too): rxdrop 64 B and the l2fwd-64
+#                  ping-pong ("variant":"gro");
 #   capture        tcpdump -w /dev/null on tp4a (CPU 1) while pktgen floods
 #                  from tp4b as for rxdrop, 64 and 1500 bytes: the stock
 #                  /usr/bin/tcpdump (TPACKET_V3), the patched one (BINDIR/
@@ -55,9 +68,10 @@
 # programs mark their own measured windows and idle turns, and pktgen
 # alone runs in a window of BINDIR/tp4mark -w.
 #
-# BENCH_SECS (default 3) and BENCH_RUNS (default 5) set the length and
+# BENCH_SECS (default 2) and BENCH_RUNS (default 5) set the length and
 # the repetitions; BENCH_ROWS
-# (default "rxdrop rxdrop-poll txpush l2fwd pingpong xdp"; "capture" runs only
+# (default "rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro";
+# "capture" runs only
 # when asked for, see below) and
 # BENCH_MODES (default: all of this kernel's) a part of the matrix (the
 # capture row runs those of v3, v4 and v4zc that BENCH_MODES has, and
@@ -65,7 +79,7 @@
 set -u
 bin=$1
 out=$2
-secs=${BENCH_SECS:-3}
+secs=${BENCH_SECS:-2}
 runs=${BENCH_RUNS:-5}
 counting=${BENCH_COUNT:-}
 mkdir -p "$out"
@@ -104,7 +118,7 @@ fi
 # XDP hits BUG_ON(skb_shared()) in pskb_expand_head() on them (kernel BUG,
 # panic); veth's native path copies a shared skb first.
 modes="$modes xdp-drv"
-rows=${BENCH_ROWS:-rxdrop rxdrop-poll txpush l2fwd pingpong xdp}
+rows=${BENCH_ROWS:-rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro}
 if [ -n "${BENCH_MODES:-}" ]; then
 	modes=$BENCH_MODES
 fi
@@ -164,7 +178,7 @@ failed=0
 # record LABEL CMD...: run one benchmark, keep its JSON line. A run fails
 # when the program fails, prints no result or counts no packet at all.
 record() {
-	local label=$1 line err rc pps sent=
+	local label=$1${variant:+ ($variant)} line err rc pps sent=
 	shift
 	done_runs=$((done_runs + 1))
 	[ -z "$counting" ] || "$mark" 4
@@ -186,6 +200,9 @@ record() {
 	if [ -n "$sent" ] && [ "${line: -1}" = "}" ]; then
 		pg_counters
 		line="${line%\}},\"pktgen_sent\":$((pg_sofar - sent))}"
+	fi
+	if [ -n "${variant:-}" ] && [ "${line: -1}" = "}" ]; then
+		line="${line%\}},\"variant\":\"$variant\"}"
 	fi
 	pps=$(echo "$line" | sed -n 's/.*"pps":\([0-9.]*\).*/\1/p')
 	if [ $rc = 0 ] && [ "${line:0:1}" = "{" ] && [ -n "$pps" ] &&
@@ -234,7 +251,8 @@ v3_block_pkts() {
 # one BENCH MODE SIZE: one run of a socket benchmark on tp4a. rxdrop-poll
 # is rxdrop with a reader that sleeps in poll() when idle (tpbench only).
 one() {
-	local bench=$1 mode=$2 size=$3 cmd
+	local bench=$1 mode=$2 size=$3 cmd variant=${variant:-}
+	[ "$bench" = rxdrop-pcap ] && variant=pcap
 	case $mode in
 	pktgen)
 		[ "$bench" = rxdrop ] || return 0
@@ -244,17 +262,26 @@ one() {
 		return ;;
 	v4zc) cmd=("$tpbench" -v 4 -z 0) ;;
 	v*) cmd=("$tpbench" -v "${mode#v}") ;;
-	xdp-*) [ "$bench" = rxdrop-poll ] && return
+	xdp-*) case $bench in rxdrop-*) return ;; esac
 	       cmd=("$xskbench" "$bench" -m "${mode#xdp-}") ;;
 	esac
+	[ "$bench-$mode" = rxdrop-pcap-v2 ] && return
 	case $mode in
-	v*) cmd+=("--${bench%-poll}" -q)
-	    if [ "$bench" = rxdrop-poll ]; then
+	v*) cmd+=("--${bench%%-*}" -q)
+	    case $bench in
+	    rxdrop-poll)
 		    # Both wait $poll_ms for a partial batch: V3's block
 		    # timer, V4's poll() timeout.
 		    cmd+=(--poll -T "$poll_ms")
-		    [ "${mode:0:2}" = v4 ] && cmd+=(--lowat "$(v3_block_pkts "$size")")
-	    fi ;;
+		    [ "${mode:0:2}" = v4 ] && cmd+=(--lowat "$(v3_block_pkts "$size")") ;;
+	    rxdrop-pcap)
+		    cmd+=(--poll)
+		    if [ "${mode:0:2}" = v4 ]; then
+			    cmd+=(--lowat 64 -T 1)
+		    else
+			    cmd+=(-T 1000)
+		    fi ;;
+	    esac ;;
 	*) cmd+=(-Q) ;;
 	esac
 	cmd+=(-i tp4a -s "$size" -d "$secs" -c 1)
@@ -575,6 +602,38 @@ capture_one() {
 	esac
 }
 
+# The gro row's modes: the copy modes.
+gro_modes=
+for m in v2 v3 v4; do
+	case " $modes " in
+	*" $m "*) gro_modes="$gro_modes $m" ;;
+	esac
+done
+
+# gro_row: the gro row, veth's NAPI (GRO) path on at both ends meanwhile.
+gro_row() {
+	local d mode variant=gro
+	for d in tp4a tp4b; do
+		if ! ethtool -K $d gro on tso off >/dev/null; then
+			for mode in $gro_modes; do
+				record "rxdrop 64 B $mode" say_failed "ethtool -K $d gro on tso off failed"
+				record "l2fwd-64 ping-pong $mode" say_failed "ethtool -K $d gro on tso off failed"
+			done
+			return
+		fi
+	done
+	for mode in $gro_modes; do
+		one rxdrop "$mode" 64
+	done
+	for mode in $gro_modes; do
+		pingpong_one 64 "$mode"
+	done
+	for d in tp4a tp4b; do
+		ethtool -K $d gro off tso on >/dev/null ||
+			{ echo "bench: ethtool -K $d gro off tso on failed: stopping"; exit 1; }
+	done
+}
+
 # The packet sizes of the rows that have two (BENCH_SIZES: one of them).
 sizes=${BENCH_SIZES:-64 1500}
 nsizes=$(echo $sizes | wc -w)
@@ -595,9 +654,13 @@ for bench in $rows; do
 		esac
 		continue
 	fi
+	if [ "$bench" = gro ]; then
+		total=$((total + 2 * $(echo "$gro_modes" | wc -w)))
+		continue
+	fi
 	for mode in $modes; do
 		case $bench-$mode in
-		pingpong-*|rxdrop-poll-xdp-*) ;;
+		pingpong-*|rxdrop-poll-xdp-*|rxdrop-pcap-xdp-*|rxdrop-pcap-v2) ;;
 		*) total=$((total + nsizes)) ;;
 		esac
 	done
@@ -619,15 +682,20 @@ rotate() {
 }
 
 all_modes=$modes all_pp_modes=$pp_modes all_xdp_modes=$xdp_modes
-all_cap_modes=$cap_modes
+all_cap_modes=$cap_modes all_gro_modes=$gro_modes
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
 	modes=$(rotate $((round - 1)) $all_modes)
 	pp_modes=$(rotate $((round - 1)) $all_pp_modes)
 	xdp_modes=$(rotate $((round - 1)) $all_xdp_modes)
 	cap_modes=$(rotate $((round - 1)) $all_cap_modes)
+	gro_modes=$(rotate $((round - 1)) $all_gro_modes)
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
+		if [ "$bench" = gro ]; then
+			gro_row
+			continue
+		fi
 		if [ "$bench" = xdp ]; then
 			for mode in $xdp_modes; do
 				xdp_one "$mode"
