@@ -15,6 +15,7 @@
 # then asks for; VM_COUNT_MODE=cb counts per vCPU, a thread each;
 # VM_COUNT_PROFILE=1 profiles every window (the plugin's profile=1).
 # VM_TCG_THREAD=single runs all vCPUs in one TCG thread without counting.
+# VM_APPEND adds to the kernel's command line.
 #
 # Two bounds, so that a hung guest neither hangs the caller nor goes
 # without a word:
@@ -73,6 +74,7 @@ setsid -w vng --disable-kvm --run "$image" \
 	--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
 	--rwdir "$out" --cwd "$TOP" \
 	${VM_VERBOSE:+--verbose} "${qemu_opts[@]}" \
+	${VM_APPEND:+--append "$VM_APPEND"} \
 	--exec "$TOP/scripts/guest-run.sh $out" </dev/null >"$fifo" 2>&1 &
 vpid=$!
 cat "$fifo" &
