@@ -479,6 +479,7 @@ def markdown(rows, meta, failed):
             'blocks: with few packets in flight its ping-pong waits for the '
             'block timer, hence the ping-pong rows\' ratios to the better of '
             'V2 and V3.']
+    out += COPIES
     if caps:
         out += ['', 'capture: tcpdump -w /dev/null -B %d on the receiving end '
                 '(CPU 1) while pktgen floods as for rxdrop: V3 the stock '
@@ -540,6 +541,28 @@ def count_tables(rows, cols, rcols):
                  'of V2 and V3; below 1: cheaper)', rows, rcols,
                  num('ratio_ref', '%.2f'))
     return out
+
+
+# What a packet costs in each mode, read from the code (6.12 + the
+# series): copies of its data and skbs allocated, per packet.
+COPIES = ['', '## Copies and skbs per packet, by mode (from the code)', '',
+          '| mode | rxdrop (from pktgen) | txpush | ping-pong, each hop |',
+          '|---|---|---|---|',
+          '| V2, V3 | 1 copy (tpacket_rcv), pktgen\'s skb | 1 copy: the '
+          'frame goes as a zero-copy page fragment, which veth copies '
+          '(skb_copy_ubufs, pages allocated), 1 skb | 3 copies (tpbench '
+          'from the RX to the TX ring, veth\'s skb_copy_ubufs, into the '
+          'peer\'s RX ring), 1 skb |',
+          '| V4 | 1 copy (tpacket4_rcv), pktgen\'s skb | 1 copy, 1 skb | 2 '
+          'copies (into the skb, out of it into the RX ring), 1 skb |',
+          '| V4+ZC | 1 copy (veth_tp4_rcv_one, in veth\'s NAPI), pktgen\'s '
+          'skb | 1 copy, 1 skb (built for the peer\'s stack) | 1 copy '
+          '(TX frame to the peer\'s RX frame), no skb |',
+          '| AF_XDP (copy mode) | 2 copies (veth\'s skb_pp_cow_data, '
+          'xsk_rcv), 2 skbs | 1 copy, 1 skb | 3 copies, 2 skbs |',
+          '', 'pktgen\'s skb (shared: it holds a reference) is its own, '
+          'counted in the pktgen cell. GRO row: the copy modes with veth\'s '
+          'NAPI path, as V4+ZC has it; the copies and skbs are those above.']
 
 
 def capture_buffer(rows):

@@ -46,6 +46,9 @@ die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 kmake() {
 	local kind=$1 cc; shift
 	cc=$(cc_wrap)
+	# The bench kernel's tpbench marks its windows for the instruction
+	# counting plugin (make bench); the others' does not.
+	[ "$kind" = bench ] && set -- USERCFLAGS=-DTPBENCH_COUNT_MARKS "$@"
 	make -C "$TREE" O="$BUILD/obj-$kind" CC="$cc" HOSTCC="$cc" \
 		-j"$JOBS" "$@"
 }

@@ -36,9 +36,10 @@ say "test: the VM's timeouts (scripts/vm-timeout-test.sh, about 5 min)"
 "$TOP/scripts/vm-timeout-test.sh" "$BUILD/vm/timeout" >/dev/null 2>&1 ||
 	warn "test: vm-timeout-test.sh failed (the tests below say how)"
 
-# The instruction counting plugin (bench/tp4count.c) on this kernel: one
-# short boot with it; counted with the tests.
-say "test: the instruction counting plugin (scripts/count-test.sh, about 2 min)"
+# The instruction counting plugin (bench/tp4count.c) on this kernel: two
+# short boots with it (inline and per-vCPU counters); counted with the
+# tests.
+say "test: the instruction counting plugin (scripts/count-test.sh, about 3 min)"
 "$TOP/scripts/count-test.sh" "$BUILD/vm/count" >/dev/null 2>&1 ||
 	warn "test: count-test.sh failed (the tests below say how)"
 
