@@ -90,6 +90,18 @@ static struct block *all;
 static FILE *out;
 static bool cb_mode, profile_all;
 static int nvcpus;
+/*
+ * The running totals a marker writes, kept as the blocks run, so that a
+ * marker costs the same however many blocks there are: a marker that
+ * summed every block's counter held its vCPU for longer and longer as a
+ * long run made new blocks (a reader stopped that long while its input
+ * ran on saw its ring overflow). cb mode: per vCPU, kernel, user and idle,
+ * each written by its vCPU only; inline mode: kernel and user, added
+ * inline beside the block's own counter.
+ */
+static uint64_t vcpu_kernel[MAX_VCPUS], vcpu_user[MAX_VCPUS];
+static uint64_t vcpu_idle[MAX_VCPUS];
+static uint64_t inline_kernel, inline_user;
 /* cb mode: the vCPU is between markers 5 and 6. Each written by its vCPU. */
 static bool idle[MAX_VCPUS];
 static uint64_t seq;
@@ -164,10 +176,22 @@ static void block_exec(unsigned int vcpu, void *udata)
 	struct block *b = udata;
 	uint64_t *c;
 
+	uint64_t *t;
+
 	if (vcpu >= (unsigned int)nvcpus)
 		return;
-	c = b->vidle && idle[vcpu] ? &b->vidle[vcpu] : &b->vcount[vcpu];
+	if (!b->vidle) {
+		c = &b->vcount[vcpu];
+		t = &vcpu_kernel[vcpu];
+	} else if (idle[vcpu]) {
+		c = &b->vidle[vcpu];
+		t = &vcpu_idle[vcpu];
+	} else {
+		c = &b->vcount[vcpu];
+		t = &vcpu_user[vcpu];
+	}
 	__atomic_store_n(c, *c + b->ninsns, __ATOMIC_RELAXED);
+	__atomic_store_n(t, *t + b->ninsns, __ATOMIC_RELAXED);
 }
 
 /* Markers 5 and 6: the vCPU starts, ends waiting. */
@@ -193,48 +217,31 @@ static uint64_t block_total(const struct block *b)
 }
 
 /* The totals so far: kernel, user (not idle), idle user, over all
- * vCPUs, then per vCPU in cb mode.
+ * vCPUs, then per vCPU in cb mode. Reads the running totals only.
  */
 static void write_totals(void)
 {
-	uint64_t k = 0, u = 0, w = 0;
-	uint64_t vk[MAX_VCPUS] = { 0 }, vu[MAX_VCPUS] = { 0 };
-	uint64_t vw[MAX_VCPUS] = { 0 };
-	const struct block *b;
+	uint64_t k = 0, u = 0, w = 0, vk, vu, vw;
 	int i;
 
-	for (b = all; b; b = b->next_all) {
-		if (!cb_mode) {
-			uint64_t n = __atomic_load_n(&b->count,
-						     __ATOMIC_RELAXED);
-
-			if (b->vaddr & KERNEL_BIT)
-				k += n;
-			else
-				u += n;
-			continue;
-		}
-		for (i = 0; i < nvcpus; i++) {
-			uint64_t n = __atomic_load_n(&b->vcount[i],
-						     __ATOMIC_RELAXED);
-
-			if (b->vaddr & KERNEL_BIT) {
-				vk[i] += n;
-				continue;
-			}
-			vu[i] += n;
-			vw[i] += __atomic_load_n(&b->vidle[i], __ATOMIC_RELAXED);
-		}
+	if (!cb_mode) {
+		k = __atomic_load_n(&inline_kernel, __ATOMIC_RELAXED);
+		u = __atomic_load_n(&inline_user, __ATOMIC_RELAXED);
+		fprintf(out, " %" PRIu64 " %" PRIu64 " 0\n", k, u);
+		return;
 	}
-	for (i = 0; cb_mode && i < nvcpus; i++) {
-		k += vk[i];
-		u += vu[i];
-		w += vw[i];
+	for (i = 0; i < nvcpus; i++) {
+		k += __atomic_load_n(&vcpu_kernel[i], __ATOMIC_RELAXED);
+		u += __atomic_load_n(&vcpu_user[i], __ATOMIC_RELAXED);
+		w += __atomic_load_n(&vcpu_idle[i], __ATOMIC_RELAXED);
 	}
 	fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64, k, u, w);
-	for (i = 0; cb_mode && i < nvcpus; i++)
-		fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64,
-			vk[i], vu[i], vw[i]);
+	for (i = 0; i < nvcpus; i++) {
+		vk = __atomic_load_n(&vcpu_kernel[i], __ATOMIC_RELAXED);
+		vu = __atomic_load_n(&vcpu_user[i], __ATOMIC_RELAXED);
+		vw = __atomic_load_n(&vcpu_idle[i], __ATOMIC_RELAXED);
+		fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64, vk, vu, vw);
+	}
 	fputc('\n', out);
 }
 
@@ -277,9 +284,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (cb_mode)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, block_exec,
 						     QEMU_PLUGIN_CB_NO_REGS, b);
-	else
+	else {
 		qemu_plugin_register_vcpu_tb_exec_inline(tb,
 				QEMU_PLUGIN_INLINE_ADD_U64, &b->count, n);
+		qemu_plugin_register_vcpu_tb_exec_inline(tb,
+				QEMU_PLUGIN_INLINE_ADD_U64,
+				vaddr & KERNEL_BIT ? &inline_kernel : &inline_user,
+				n);
+	}
 
 	if (vaddr & KERNEL_BIT)
 		return;
