@@ -221,7 +221,8 @@ static uint64_t block_total(const struct block *b)
  */
 static void write_totals(void)
 {
-	uint64_t k = 0, u = 0, w = 0, vk, vu, vw;
+	uint64_t k = 0, u = 0, w = 0;
+	uint64_t vk[MAX_VCPUS], vu[MAX_VCPUS], vw[MAX_VCPUS];
 	int i;
 
 	if (!cb_mode) {
@@ -230,18 +231,21 @@ static void write_totals(void)
 		fprintf(out, " %" PRIu64 " %" PRIu64 " 0\n", k, u);
 		return;
 	}
+	/* One snapshot, read once: the other vCPUs run on meanwhile, and
+	 * the totals must be the sum of the per-vCPU counts written.
+	 */
 	for (i = 0; i < nvcpus; i++) {
-		k += __atomic_load_n(&vcpu_kernel[i], __ATOMIC_RELAXED);
-		u += __atomic_load_n(&vcpu_user[i], __ATOMIC_RELAXED);
-		w += __atomic_load_n(&vcpu_idle[i], __ATOMIC_RELAXED);
+		vk[i] = __atomic_load_n(&vcpu_kernel[i], __ATOMIC_RELAXED);
+		vu[i] = __atomic_load_n(&vcpu_user[i], __ATOMIC_RELAXED);
+		vw[i] = __atomic_load_n(&vcpu_idle[i], __ATOMIC_RELAXED);
+		k += vk[i];
+		u += vu[i];
+		w += vw[i];
 	}
 	fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64, k, u, w);
-	for (i = 0; i < nvcpus; i++) {
-		vk = __atomic_load_n(&vcpu_kernel[i], __ATOMIC_RELAXED);
-		vu = __atomic_load_n(&vcpu_user[i], __ATOMIC_RELAXED);
-		vw = __atomic_load_n(&vcpu_idle[i], __ATOMIC_RELAXED);
-		fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64, vk, vu, vw);
-	}
+	for (i = 0; i < nvcpus; i++)
+		fprintf(out, " %" PRIu64 " %" PRIu64 " %" PRIu64,
+			vk[i], vu[i], vw[i]);
 	fputc('\n', out);
 }
 

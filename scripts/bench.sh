@@ -48,6 +48,8 @@ if [ -n "$count" ]; then
 	plugin=$("$TOP/scripts/tp4count-build.sh")
 	cp "$(dirname "$plugin")/tp4mark" "$bin/"
 	vm_count=(VM_COUNT="$res/count.txt" VM_COUNT_MODE=cb)
+	# The profile's symbols: this kernel's, kept with its counts.
+	cp "$obj/System.map" "$res/System.map"
 	[ "${BENCH_PROFILE:-0}" = 1 ] && vm_count+=(VM_COUNT_PROFILE=1)
 fi
 # The capture row's patched tcpdump. Without it, that row's V4 and V4+ZC

@@ -37,6 +37,6 @@ res=${res%/}
 mv "$res" "$res-profile"
 res=$res-profile
 /usr/bin/python3 "$TOP/scripts/tp4count.py" compare "$res" \
-	"$BUILD/obj-bench/System.map" "$row" "$size" "${TOP_N:-25}" $modes |
+	"$res/System.map" "$row" "$size" "${TOP_N:-25}" $modes |
 	tee "$res/profile.md"
 say "profile: $res/profile.md"
