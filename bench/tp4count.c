@@ -258,6 +258,21 @@ static void marker_exec(unsigned int vcpu, void *udata)
 	seq++;
 	fprintf(out, "M %" PRIu64 " %u", seq, id);
 	write_totals();
+	/*
+	 * A program that ended in a turn it marked idle (its loop ran out
+	 * of time there) left its vCPU idle: the next program's user
+	 * instructions would count as waiting. Nothing waits across the end
+	 * of a window or the start of a run (marker 4): every vCPU is busy
+	 * again; a window's start makes its own vCPU busy.
+	 */
+	if ((id & 0x7f) == 2 || id == 4) {
+		int i;
+
+		for (i = 0; i < nvcpus; i++)
+			__atomic_store_n(&idle[i], false, __ATOMIC_RELAXED);
+	} else if ((id & 0x7f) == 1 && vcpu < (unsigned int)nvcpus) {
+		__atomic_store_n(&idle[vcpu], false, __ATOMIC_RELAXED);
+	}
 	if ((id & 0x80) || (profile_all && (id == 1 || id == 2))) {
 		/* A start only sets where the window's counts begin. */
 		bool end = (id & 0x7f) != 1;
