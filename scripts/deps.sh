@@ -11,7 +11,7 @@ PKGS="gcc make bc flex bison libelf-dev libssl-dev dwarves cpio kmod ccache
 sparse perl python3 python3-venv python3-ply python3-git qemu-system-x86 udev iproute2 util-linux
 xz-utils rsync git iputils-ping libcap2-bin
 libxdp-dev libbpf-dev pkg-config python3-matplotlib
-autoconf tcpdump python3-sphinx python3-yaml ethtool"
+autoconf tcpdump python3-sphinx python3-yaml"
 
 missing_pkgs() {
 	local p
