@@ -28,6 +28,7 @@ As a module: windows(path) and profile(path, system_map, seq) for the
 bench's report.
 """
 import bisect
+import json
 import os
 import sys
 
@@ -114,8 +115,6 @@ def profile(path, system_map, seq=None):
 def cell_runs(results, row, size, mode):
     """[(run, window)] of one cell of a make bench results folder: the
     runs of runs.jsonl that match, with their window (cell N = line N)."""
-    import json
-    import os
     lines = []
     with open(os.path.join(results, 'vm', 'runs.jsonl')) as f:
         for line in f:
