@@ -249,7 +249,7 @@ run_tests() {
 			>"$out/tests/pcap@host.tap" 2>&1
 	fi
 	say "$who: results ($(elapsed)); logs in $out"
-	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" >"$out/summary.txt"
+	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" "$out/console.txt" >"$out/summary.txt"
 	rc=$?
 	cat "$out/summary.txt"
 	[ $vrc = 0 ] || rc=1

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""results.py DMESG TESTDIR: the verdict of a test boot.
+"""results.py DMESG TESTDIR [CONSOLE]: the verdict of a test boot.
 
 Reads the KUnit results (KTAP) from the guest's kernel log, the TAP output of
 each kselftest-harness program and the exit status of each plain test
 program, and checks the kernel log for splats. Prints one line per test and
 a last line "N passed, N failed, N skipped"; exits 1 when a test failed,
-when no test ran, or when the kernel log has a splat.
+when no test ran, or when the kernel log has a splat. CONSOLE, the guest's
+console (vm.sh's console.txt), is searched for splats too: what a panic
+prints never reaches DMESG, which a program in the guest writes.
 
 results.py --splats LOG: only the splat check, for any kernel log (make
 bench's console); prints the first splats, exits 1 if there is one.
@@ -134,8 +136,15 @@ def main():
                     add(parts[0], 'net/%s' % parts[1],
                         'exit %s' % parts[2] if len(parts) > 2 else '')
 
-    # The kernel log must be clean.
+    # The kernel log must be clean, and the console: a splat on it that is
+    # not in the log (a panic) is named with where it happened (RIP).
     found = [l for l in dmesg if SPLAT.match(l)]
+    if len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
+        with open(sys.argv[3], errors='replace') as f:
+            console = [STAMP.sub('', l.rstrip('\n')) for l in f]
+        found += [l for l in console
+                  if (SPLAT.match(l) and l not in found) or
+                  re.match(r'^RIP: [0-9a-f]{4}:\S', l)]
     if not dmesg:
         add('FAIL', 'kernel log', 'no kernel log from the guest')
     elif found:

@@ -4,11 +4,13 @@
 # here, see ENVIRONMENT.md), run CMD as root in the project's top directory,
 # and exit with CMD's exit code. The host's root file system is the guest's
 # (read-only); $VM_OUT (build/vm/<kind>) is writable and receives the guest's
-# dmesg (dmesg.txt, written as it goes) and CMD's exit code (rc).
+# dmesg (dmesg.txt, written as it goes), the kernel's console (console.txt:
+# what a panic prints, which dmesg.txt cannot keep; messages of level
+# warning and above, with CMD's standard error) and CMD's exit code (rc).
 #
 # KIND=debug|bench (default debug), VM_TIMEOUT seconds (default 1800),
 # VM_MEMORY (default 2G), VM_CPUS (default 2); VM_VERBOSE=1 shows the kernel
-# console too (what a panic prints, which dmesg.txt cannot keep).
+# console here too, every level but debug.
 # VM_COUNT=FILE counts the instructions the guest executes into FILE with
 # the tp4count plugin (bench/tp4count.c; scripts/tp4count.py reads it):
 # inline counters, exact with one TCG thread for all vCPUs, which this
@@ -67,18 +69,32 @@ start=$(date +%s)
 # it (none of them starts a session of its own), even once vng is gone.
 # Its output goes through a FIFO to cat: vng reopens its standard output,
 # which truncates a file that the caller redirected it to.
+# The console (vng --verbose) goes to vng's standard error, with CMD's own:
+# a pipe (a FIFO), as QEMU opens it more than once. All of it is kept in
+# console.txt; shown here are the lines that are not the kernel's (those
+# stamped "[ seconds]"), unless VM_VERBOSE=1. Without VM_VERBOSE the
+# console has levels 0-4 (a panic or an oops raises it to all).
 fifo=$(mktemp -u "${TMPDIR:-/tmp}/tp4-vm.XXXXXX")
-mkfifo "$fifo"
+efifo=$fifo.err
+mkfifo "$fifo" "$efifo"
+append=loglevel=5
+[ -n "${VM_VERBOSE:-}" ] && append=
+append="$append${VM_APPEND:+ $VM_APPEND}"
 set +e
 setsid -w vng --disable-kvm --run "$image" \
 	--memory "${VM_MEMORY:-2G}" --cpus "${VM_CPUS:-2}" \
-	--rwdir "$out" --cwd "$TOP" \
-	${VM_VERBOSE:+--verbose} "${qemu_opts[@]}" \
-	${VM_APPEND:+--append "$VM_APPEND"} \
-	--exec "$TOP/scripts/guest-run.sh $out" </dev/null >"$fifo" 2>&1 &
+	--rwdir "$out" --cwd "$TOP" --verbose "${qemu_opts[@]}" \
+	${append:+--append "$append"} \
+	--exec "$TOP/scripts/guest-run.sh $out" </dev/null >"$fifo" 2>"$efifo" &
 vpid=$!
 cat "$fifo" &
 catpid=$!
+if [ -n "${VM_VERBOSE:-}" ]; then
+	tee "$out/console.txt" <"$efifo" >&2 &
+else
+	tee "$out/console.txt" <"$efifo" | grep --line-buffered -Ev '^\[ *[0-9]+\.[0-9]+\]' >&2 &
+fi
+teepid=$!
 set -e
 
 # The session vng leads: its pid, unless setsid had to fork (then it is
@@ -129,7 +145,7 @@ stop_session() {
 # guest goes with it.
 cleanup() {
 	stop_session
-	rm -f "$fifo"
+	rm -f "$fifo" "$efifo"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -160,7 +176,7 @@ vrc=$?
 set -e
 # QEMU gone before vng, or a helper left behind: none survives vm.sh.
 stop_session
-wait "$catpid" 2>/dev/null || true
+wait "$catpid" "$teepid" 2>/dev/null || true
 say "vm: guest ran $(( $(date +%s) - start ))s, dmesg in $out/dmesg.txt"
 
 if [ $timed_out = 1 ]; then
@@ -174,6 +190,9 @@ if [ -f "$out/timedout" ]; then
 	exit 124
 fi
 if [ ! -f "$out/rc" ]; then
-	die "vm: the guest did not finish the command (vng exit $vrc); see $out/dmesg.txt"
+	err "vm: the guest did not finish the command (vng exit $vrc); the end of its console ($out/console.txt):"
+	tail -n 40 "$out/console.txt" | sed 's/^/  | /' >&2
+	running_now
+	exit 1
 fi
 exit "$(cat "$out/rc")"
