@@ -159,18 +159,34 @@ def count_net(rows):
             k['generator'] = g
             k['knet'] = k['kpp']['median'] - g
             k['net'] = k['knet'] + k.get('upp', {}).get('median', 0.0)
-        ref = r['cells'].get('v3', {}).get('count', {}).get('net')
+            # The spread of the net work, run by run (a run has both
+            # counts or neither): the user part spreads where the reader
+            # takes what comes, a few packets a turn.
+            user = k.get('upp', {}).get('runs') or [0.0] * len(k['kpp']['runs'])
+            k['net_spread'] = spread([a - g + b for a, b in
+                                      zip(k['kpp']['runs'], user)])
+            k['knet_spread'] = spread([a - g for a in k['kpp']['runs']])
+        ref = r['cells'].get('v3', {}).get('count', {})
         if r['bench'] == 'pingpong':
             # V3's ping-pong waits for its block timer: the cheaper of
             # V2 and V3, as for the rates.
-            refs = [r['cells'].get(m, {}).get('count', {}).get('net')
+            refs = [r['cells'].get(m, {}).get('count', {})
                     for m in ('v2', 'v3')]
-            refs = [x for x in refs if x]
-            ref = min(refs) if refs else None
+            refs = [x for x in refs if x.get('net')]
+            ref = min(refs, key=lambda x: x['net']) if refs else {}
         for m, c in r['cells'].items():
             k = c.get('count', {})
-            if 'net' in k and ref:
-                k['ratio_ref'] = k['net'] / ref
+            if 'net' in k and ref.get('net'):
+                k['ratio_ref'] = k['net'] / ref['net']
+                # The noise rule: a ratio one of whose net counts
+                # spread beyond the goal over the rounds is within
+                # that noise (two make bench runs differ there).
+                k['ratio_noisy'] = max(k['net_spread'],
+                                       ref['net_spread']) > SPREAD_GOAL
+                # The same for the kernel's work alone (less pktgen's).
+                k['kratio_ref'] = k['knet'] / ref['knet']
+                k['kratio_noisy'] = max(k['knet_spread'],
+                                        ref['knet_spread']) > SPREAD_GOAL
 
 
 def summarize(runs):
@@ -537,9 +553,30 @@ def count_tables(rows, cols, rcols):
                  'found nothing; not in the work)', rows, cols, stat('ipp'))
     out += table('Work per packet, net: kernel less pktgen\'s, plus user',
                  rows, cols, num('net'))
+    def ratio_cell(key):
+        def cell(c):
+            k = c.get('count', {})
+            if k.get(key + '_ref') is None:
+                return ''
+            return '%.2f%s' % (k[key + '_ref'],
+                               '*' if k[key + '_noisy'] else '')
+        return cell
+    out += table('Kernel work per packet less pktgen\'s, ratio to V3 '
+                 '(ping-pong: to the one of V2 and V3 with less net work; '
+                 'below 1: cheaper)', rows, rcols, ratio_cell('kratio'))
     out += table('Work per packet, ratio to V3 (ping-pong: to the cheaper '
                  'of V2 and V3; below 1: cheaper)', rows, rcols,
-                 num('ratio_ref', '%.2f'))
+                 ratio_cell('ratio'))
+    out += ['', '*: the count of the cell or of its reference spread '
+            'by more than %.0f %% over the rounds: the ratio is within that '
+            'noise, and another make bench run may differ by as much (a '
+            'reader that takes what has come, a few packets a turn at '
+            'pktgen\'s pace, spends more user work a packet the fewer it '
+            'finds; an l2fwd forwarder that pktgen outruns drops packets '
+            'whose kernel work is counted; V2\'s poll() reader wakes per '
+            'packet; V3\'s ping-pong waits for its block timer). The kernel '
+            'counts alone are in the tables above, with their spread.'
+            % (100 * SPREAD_GOAL)]
     return out
 
 
