@@ -24,6 +24,12 @@ counting plugin.
       flight), side by side for each MODE (its median run by kernel
       instructions per packet), the TOP largest of any
 
+  tp4count.py spread RESULTS SYSTEM_MAP ROW SIZE MODE [TOP]
+      where the runs of one cell differ: for a results folder as for
+      compare, the kernel functions by the difference of their
+      instructions per packet between the cell's cheapest and its
+      dearest run, the TOP (default 15) largest
+
 As a module: windows(path) and profile(path, system_map, seq) for the
 bench's report.
 """
@@ -182,7 +188,41 @@ def compare(results, system_map, row, size, top, modes):
     return '\n'.join(out) + '\n'
 
 
+def spread_report(results, system_map, row, size, mode, top):
+    """Where the runs of one cell differ: the functions by the difference
+    of their instructions per packet between the cell's cheapest and its
+    dearest run (by kernel instructions per packet), largest first."""
+    runs = sorted(cell_runs(results, row, size, mode),
+                  key=lambda x: x[1]['kernel'] / x[0]['packets'])
+    if len(runs) < 2:
+        return 'spread: fewer than two profiled runs of the cell\n'
+    ends = []
+    for r, w in (runs[0], runs[-1]):
+        funcs = profile(os.path.join(results, 'count.txt'), system_map,
+                        w['seq'])
+        ends.append((r, w, {f: v / r['packets'] for f, v in funcs.items()}))
+    (ra, wa, a), (rb, wb, b) = ends
+    diff = sorted(set(a) | set(b), key=lambda f: -abs(b.get(f, 0) -
+                                                        a.get(f, 0)))
+    out = ['# %s %s %s: the cheapest run against the dearest' % (
+        row, size, mode), '',
+        'Kernel instructions per packet: %.1f (window %d) and %.1f (window '
+        '%d), %d runs. %s' % (wa['kernel'] / ra['packets'], wa['seq'],
+                              wb['kernel'] / rb['packets'], wb['seq'],
+                              len(runs), results), '',
+        '| function | cheapest | dearest | difference |', '|---|---:|---:|---:|']
+    for f in diff[:top]:
+        out.append('| %s | %.1f | %.1f | %+.1f |' % (
+            f, a.get(f, 0), b.get(f, 0), b.get(f, 0) - a.get(f, 0)))
+    return '\n'.join(out) + '\n'
+
+
 def main(argv):
+    if len(argv) >= 7 and argv[1] == 'spread':
+        top = int(argv[7]) if len(argv) > 7 else 15
+        sys.stdout.write(spread_report(argv[2], argv[3], argv[4],
+                                       int(argv[5]), argv[6], top))
+        return 0
     if len(argv) >= 7 and argv[1] == 'compare':
         sys.stdout.write(compare(argv[2], argv[3], argv[4], int(argv[5]),
                                  int(argv[6]), argv[7:]))
