@@ -78,6 +78,19 @@ slow() {
 }
 STREAM=fg
 : >"$out/times"
+# The guest's available memory every 10 s (OUT/memory: seconds, MiB
+# MemAvailable), whose least the verdict names: a guest that runs out of
+# memory may die with nothing in the log.
+memory() {
+	local t0
+	t0=$(date +%s)
+	while :; do
+		echo "$(( $(date +%s) - t0 )) $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)" >>"$out/memory"
+		sleep 10
+	done
+}
+memory &
+memory_pid=$!
 slow &
 slow_pid=$!
 
@@ -136,4 +149,5 @@ if [ -x "$bin/pcap/tcpdump" ]; then
 fi
 rm -f "$out/running.$STREAM"
 wait "$slow_pid"
+kill "$memory_pid" 2>/dev/null
 exit 0

@@ -20,7 +20,8 @@ import sys
 SPLAT = re.compile(
     r'^(WARNING:|BUG:|Oops|kernel BUG at|UBSAN:|general protection fault'
     r'|Kernel panic|Unable to handle|INFO: task .* blocked'
-    r'|rcu: INFO:|INFO: rcu_|.*detected stalls? on CPU)')
+    r'|rcu: INFO:|INFO: rcu_|.*detected stalls? on CPU'
+    r'|Out of memory|.* invoked oom-killer)')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 TAP = re.compile(r'^(not )?ok (\d+) (.*?)(\s+#\s*(SKIP|skip)\b.*)?$')
 
@@ -151,6 +152,17 @@ def main():
         add('FAIL', 'kernel log: no splat', '; '.join(found[:5]))
     else:
         add('PASS', 'kernel log: no splat')
+
+    # The least memory the guest had (guest-tests.sh's OUT/memory).
+    mpath = os.path.join(testdir, 'memory')
+    if os.path.exists(mpath):
+        with open(mpath) as f:
+            mem = [tuple(int(x) for x in l.split()) for l in f
+                   if len(l.split()) == 2]
+        if mem:
+            t, least = min(mem, key=lambda x: x[1])
+            print('# the guest had %d MiB available at least (%d s into '
+                  'the tests; %d samples)' % (least, t, len(mem)))
 
     n = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
     for v, name, detail in results:
