@@ -124,7 +124,7 @@ FED = ('rxdrop', 'l2fwd')
 
 
 def spread(v):
-    m = statistics.median(v)
+    m = abs(statistics.median(v))
     return (max(v) - min(v)) / m if m else 0.0
 
 
@@ -176,7 +176,8 @@ def count_net(rows):
             ref = min(refs, key=lambda x: x['net']) if refs else {}
         for m, c in r['cells'].items():
             k = c.get('count', {})
-            if 'net' in k and ref.get('net'):
+            if 'net' in k and ref.get('net', 0) > 0 and \
+                    ref.get('knet', 0) > 0:
                 k['ratio_ref'] = k['net'] / ref['net']
                 # The noise rule: a ratio one of whose net counts
                 # spread beyond the goal over the rounds is within

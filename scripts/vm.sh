@@ -89,10 +89,13 @@ setsid -w vng --disable-kvm --run "$image" \
 vpid=$!
 cat "$fifo" &
 catpid=$!
+# tee -p: console.txt keeps all of it even if what shows it goes away;
+# grep -a: a NUL or a byte that is not UTF-8 would end grep's output.
 if [ -n "${VM_VERBOSE:-}" ]; then
-	tee "$out/console.txt" <"$efifo" >&2 &
+	tee -p "$out/console.txt" <"$efifo" >&2 &
 else
-	tee "$out/console.txt" <"$efifo" | grep --line-buffered -Ev '^\[ *[0-9]+\.[0-9]+\]' >&2 &
+	tee -p "$out/console.txt" <"$efifo" |
+		LC_ALL=C grep -a --line-buffered -Ev '^\[ *[0-9]+\.[0-9]+\]' >&2 &
 fi
 teepid=$!
 set -e
@@ -191,7 +194,7 @@ if [ -f "$out/timedout" ]; then
 fi
 if [ ! -f "$out/rc" ]; then
 	err "vm: the guest did not finish the command (vng exit $vrc); the end of its console ($out/console.txt):"
-	tail -n 40 "$out/console.txt" | sed 's/^/  | /' >&2
+	tail -n 40 "$out/console.txt" 2>/dev/null | sed 's/^/  | /' >&2 || true
 	running_now
 	exit 1
 fi
