@@ -77,8 +77,8 @@ runs=${BENCH_RUNS:-5}
 # ring, stops), and the boot.
 timeout=${VM_TIMEOUT:-$(( runs * (75 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
-# The kernel console is kept in console.txt (a panic never reaches
-# dmesg.txt); only its warnings are shown among the progress lines.
+# vm.sh keeps the kernel's console in vm/console.txt (a panic never
+# reaches dmesg.txt) and shows only its splats among the progress lines.
 set +e
 # tsc=reliable: the clocksource watchdog, which under a loaded emulator
 # can find the TSC "skewed" against the HPET and switch to the HPET
@@ -87,11 +87,9 @@ set +e
 # every run after the switch change with how often its programs read the
 # clock (tpbench's reader, once a turn, went from 1 to 200 million kernel
 # instructions a window).
-env "${vm_count[@]}" VM_APPEND=tsc=reliable VM_VERBOSE=1 VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
-	"$TOP/scripts/vm.sh" "BENCH_COUNT=$count BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_SIZES='${BENCH_SIZES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1 |
-	tee "$res/console.txt" |
-	grep -P --line-buffered '^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:'
-vrc=${PIPESTATUS[0]}
+env "${vm_count[@]}" VM_APPEND=tsc=reliable VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
+	"$TOP/scripts/vm.sh" "BENCH_COUNT=$count BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_SIZES='${BENCH_SIZES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1
+vrc=$?
 set -e
 timed_out="the VM timed out (VM_TIMEOUT=${timeout}s; vm.sh's message above, the kernel's stacks in $res/vm/dmesg.txt)"
 [ -f "$res/vm/runs.jsonl" ] || { [ $vrc = 124 ] && die "bench: $timed_out"; die "bench: the VM produced no results ($res/vm)"; }
@@ -101,8 +99,8 @@ say "bench: report ($(elapsed))"
 /usr/bin/python3 "$TOP/scripts/bench-report.py" "$res" --secs "$secs" --runs "$runs" \
 	--release "$(cat "$obj/include/config/kernel.release")" \
 	--machine "QEMU TCG, ${VM_CPUS:-2} vCPUs"
-if ! python3 "$TOP/scripts/results.py" --splats "$res/console.txt"; then
-	warn "bench: the kernel log has a splat: $res/console.txt"
+if ! python3 "$TOP/scripts/results.py" --splats "$res/vm/console.txt"; then
+	warn "bench: the kernel log has a splat: $res/vm/console.txt"
 	vrc=1
 fi
 say "bench: done in $(elapsed): $res/bench.md, bench.json, bench.png"

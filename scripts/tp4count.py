@@ -147,6 +147,13 @@ def cell_runs(results, row, size, mode):
     return out
 
 
+def per_packet(results, system_map, run, window):
+    """{function: kernel instructions per packet} of a run's window."""
+    funcs = profile(os.path.join(results, 'count.txt'), system_map,
+                    window['seq'])
+    return {f: v / run['packets'] for f, v in funcs.items()}
+
+
 def compare(results, system_map, row, size, top, modes):
     """make profile's table (markdown) of one cell for @modes."""
     cols = []
@@ -157,10 +164,7 @@ def compare(results, system_map, row, size, top, modes):
             cols.append((m, None, None, {}))
             continue
         r, w = runs[len(runs) // 2]
-        funcs = profile(os.path.join(results, 'count.txt'), system_map,
-                        w['seq'])
-        n = r['packets']
-        cols.append((m, r, w, {f: v / n for f, v in funcs.items()}))
+        cols.append((m, r, w, per_packet(results, system_map, r, w)))
     names = {}
     for _, _, _, per in cols:
         for f, v in per.items():
@@ -196,12 +200,9 @@ def spread_report(results, system_map, row, size, mode, top):
                   key=lambda x: x[1]['kernel'] / x[0]['packets'])
     if len(runs) < 2:
         return 'spread: fewer than two profiled runs of the cell\n'
-    ends = []
-    for r, w in (runs[0], runs[-1]):
-        funcs = profile(os.path.join(results, 'count.txt'), system_map,
-                        w['seq'])
-        ends.append((r, w, {f: v / r['packets'] for f, v in funcs.items()}))
-    (ra, wa, a), (rb, wb, b) = ends
+    (ra, wa), (rb, wb) = runs[0], runs[-1]
+    a = per_packet(results, system_map, ra, wa)
+    b = per_packet(results, system_map, rb, wb)
     diff = sorted(set(a) | set(b), key=lambda f: -abs(b.get(f, 0) -
                                                         a.get(f, 0)))
     out = ['# %s %s %s: the cheapest run against the dearest' % (

@@ -72,8 +72,9 @@ start=$(date +%s)
 # The console (vng --verbose) goes to vng's standard error, with CMD's own:
 # a pipe (a FIFO), as QEMU opens it more than once. All of it is kept in
 # console.txt; shown here are the lines that are not the kernel's (those
-# stamped "[ seconds]"), unless VM_VERBOSE=1. Without VM_VERBOSE the
-# console has levels 0-4 (a panic or an oops raises it to all).
+# stamped "[ seconds]") and the kernel's that start a splat, unless
+# VM_VERBOSE=1 (all). Without VM_VERBOSE the console has levels 0-4 (a
+# panic or an oops raises it to all).
 fifo=$(mktemp -u "${TMPDIR:-/tmp}/tp4-vm.XXXXXX")
 efifo=$fifo.err
 mkfifo "$fifo" "$efifo"
@@ -95,7 +96,8 @@ if [ -n "${VM_VERBOSE:-}" ]; then
 	tee -p "$out/console.txt" <"$efifo" >&2 &
 else
 	tee -p "$out/console.txt" <"$efifo" |
-		LC_ALL=C grep -a --line-buffered -Ev '^\[ *[0-9]+\.[0-9]+\]' >&2 &
+		LC_ALL=C grep -aP --line-buffered \
+			'^(?!\[ *[0-9]+\.[0-9]+\] )|WARNING:|BUG|Oops|Kernel panic|RIP:' >&2 &
 fi
 teepid=$!
 set -e
