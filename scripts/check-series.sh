@@ -15,7 +15,7 @@
 #     prefix's headers, warning-free. The last prefix is the kernel that
 #     `make test` boots.
 #  2b. The last patch of each part of the series (the cover letter's
-#     "Part N, ... (A-B):" lines) and the last patch build in the modular
+#     "Part N, ... (A-B):" or "(N):" lines) and the last patch build in the modular
 #     configuration (configs/modular.config: AF_PACKET, veth, virtio-net
 #     and i40e as modules, no debug options; build/obj-modular): vmlinux
 #     and the modules, with no error and no modpost warning, so that every
@@ -159,7 +159,7 @@ done
 part_ends() {
 	local commits
 	commits=$(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH")
-	{ sed -nE 's/^Part [0-9]+, .*\((patches )?[0-9]+-([0-9]+)\):$/\2/p' \
+	{ sed -nE 's/^Part [0-9]+, .*\((patches? )?([0-9]+-)?([0-9]+)\):$/\3/p' \
 		"$TOP/patches/0000-cover-letter.patch" 2>/dev/null || true
 	  wc -l <<<"$commits"; } | sort -nu |
 	while read -r n; do

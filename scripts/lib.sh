@@ -93,13 +93,17 @@ export_series() {
 }
 
 # cover_description <0000-cover-letter.patch>: the subject and text of a
-# cover letter, as a branch description (subject, blank line, text).
+# cover letter, as a branch description (subject, blank line, text). The
+# text ends where format-patch's shortlog begins: the From: header's name
+# followed by " (N):", and nothing else (a line of the text such as
+# "Part 6, ... (27):" has that shape too).
 cover_description() {
 	awk '
+	!body && /^From: / { name = $0; sub(/^From: /, "", name); sub(/ <[^>]*>$/, "", name); next }
 	/^Subject:/ { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insubj = 1; next }
 	insubj && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
 	insubj && /^$/ { insubj = 0; body = 1; print subj; print ""; next }
-	body && /^.+ \([0-9]+\):$/ { exit }
+	body && name != "" && index($0, name " (") == 1 && $0 ~ /^.+ \([0-9]+\):$/ { exit }
 	body { lines[++nl] = $0 }
 	END { while (nl > 0 && lines[nl] == "") nl--; for (i = 1; i <= nl; i++) print lines[i] }
 	' "$1"

@@ -11,6 +11,12 @@ set -euo pipefail
 [ -n "$(git -C "$TREE" config branch.$BRANCH.description)" ] ||
 	die "series: no cover letter text: git -C $TREE branch --edit-description"
 export_series "$TOP/patches"
+# make tree sets the branch description from the cover letter: it must
+# come back whole, or a fresh tree is not what patches/ holds.
+if ! diff -u <(git -C "$TREE" config branch.$BRANCH.description | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}') \
+		<(cover_description "$TOP/patches/0000-cover-letter.patch") >&2; then
+	die "series: the cover letter does not read back as the branch description (above: what differs)"
+fi
 remember_sync
 say "series: $(series_files | wc -l) patches in patches/"
 git -C "$TOP" status --short -- patches/ >&2
