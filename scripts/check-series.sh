@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-series.sh: what a maintainer checks before applying the series.
 #
-#  1. checkpatch.pl --strict on every patch of patches/: no error, warning
+#  1. checkpatch.pl --strict on every patch of patches/ (a patch found
+#     clean is remembered, for the same checkpatch): no error, warning
 #     or check; each commit message ends with its trailers (Signed-off-by
 #     among them), with nothing after them. checkpatch's "does MAINTAINERS
 #     need updating?" is answered here instead: every file a patch adds
@@ -26,8 +27,9 @@
 #  4. kernel-doc -Wall is clean on the kernel files the series adds.
 #  5. Each UAPI header the series changes passes the kernel's header test
 #     (usr/include/Makefile: installed, included twice into an empty C90
-#     file, headers_check.pl), and its copy under tools/include/uapi, if
-#     there is one, is the same file (as tools/ keeps them in sync).
+#     file, once into a C++98 one, headers_check.pl), and its copy under
+#     tools/include/uapi, if there is one, is the same file (as tools/
+#     keeps them in sync).
 #  6. The networking documentation builds (make htmldocs
 #     SPHINXDIRS=networking) with no Sphinx or kernel-doc warning about a
 #     file the series adds or a line it adds (docs-warnings.py); the
@@ -54,11 +56,20 @@ V4_ENTRY="PACKET SOCKETS V4"
 for p in $(series_files); do
 	name=$(basename "$p")
 	# checkpatch runs spdxcheck.py with python3 from PATH: Debian's has ply.
-	if ! out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet \
+	# A patch found clean is not checked again with the same checkpatch
+	# (its script, data and MAINTAINERS) and this script.
+	key=$(cat "$p" "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" \
+		"$TREE/scripts/const_structs.checkpatch" "$TREE/MAINTAINERS" "$0" 2>/dev/null |
+		sha256sum | cut -c1-32)
+	if [ -f "$state/checkpatch-$key" ]; then
+		:
+	elif ! out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet \
 			--ignore FILE_PATH_CHANGES "$p" 2>&1); then
 		printf '%s\n' "$out" | sed "s|^|  $name: |" >&2
 		warn "checkpatch: $name is not clean"
 		fail=1
+	else
+		touch "$state/checkpatch-$key"
 	fi
 	# The commit message ends with its trailers, the sign-off among them:
 	# nothing an editor or a rebase left after them.
@@ -203,11 +214,15 @@ if [ -n "$uapi" ]; then
 	for h in $uapi; do
 		rel=${h#include/uapi/}
 		n=$((n + 1))
+		# As the base's usr/include/Makefile tests each header (its
+		# hdrtest): C90 twice (the include guard), C++98, and
+		# headers_check.pl.
 		if ! out=$(gcc -std=c90 -Wall -Werror=implicit-function-declaration \
-				-fsyntax-only -x c /dev/null -I "$inc" \
+				-Werror -fsyntax-only -x c /dev/null -I "$inc" \
 				-include "$inc/$rel" -include "$inc/$rel" 2>&1 &&
-			   perl "$TREE/usr/include/headers_check.pl" "$inc" x86 \
-				"$inc/$rel" 2>&1); then
+			   g++ -std=c++98 -Werror -fsyntax-only -x c++ /dev/null -I "$inc" \
+				-include "$inc/$rel" 2>&1 &&
+			   perl "$TREE/usr/include/headers_check.pl" "$inc" "$inc/$rel" 2>&1); then
 			printf '%s\n' "$out" | sed 's/^/  /' >&2
 			warn "check-series: UAPI header $rel fails the header test"
 			fail=1
