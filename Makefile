@@ -14,7 +14,7 @@ help:
 deps:
 	@$(S)/deps.sh
 
-## make base          the pinned Linux 6.12.y tree (KERNEL_SRC=dir|tarball for your own)
+## make base          the pinned Linux 7.3.y tree (KERNEL_SRC=dir|tarball for your own)
 base: deps
 	@$(S)/base.sh >/dev/null
 
@@ -56,8 +56,9 @@ bench:
 profile:
 	@$(S)/profile.sh
 
-## make check-newest  the series on the newest linux-source-7.* of Debian unstable:
-##                    (applies, builds warning-free, boots, KUnit + tpacket4 tests)
+## make check-newest  the series on the newest linux-source-7.* of Debian trixie-backports
+##                    and unstable, if newer than the base (applies, builds
+##                    warning-free, boots, KUnit + tpacket4 tests)
 check-newest:
 	@$(S)/check-newest.sh
 

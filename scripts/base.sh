@@ -3,11 +3,12 @@
 # base.sh: make build/base/linux.tar.xz, the pristine kernel tree the series
 # applies to, and print its path.
 #
-# By default: Debian's linux-source-6.12 binary package at the pinned
-# version, checked against the pinned sha256 and cached in $CACHE, so that a
-# second run does not download. When the pinned version is gone from the
-# archive, the newest 6.12.y is taken with a warning (the series may then not
-# apply: it is tied to its base).
+# By default: Debian's linux-source-7.3 binary package of trixie-backports at
+# the pinned version (scripts/lib.sh), checked against the pinned sha256 and
+# cached in $CACHE, so that a second run does not download. When the pinned
+# version is gone from the archive, it stops and names the linux-source-7.*
+# versions that trixie-backports serves (the series is tied to its base: a
+# newer one is a port, not a fallback).
 #
 # KERNEL_SRC=<dir or tarball> uses that tree instead (your own checkout).
 set -euo pipefail
@@ -47,32 +48,36 @@ fi
 deb=$CACHE/${BASE_PKG}_${BASE_VERSION//:/%3a}_all.deb
 if [ -f "$deb" ] && echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - 2>/dev/null; then
 	say "base: $BASE_PKG $BASE_VERSION (cached, sha256 ok)"
-	version=$BASE_VERSION
 else
 	rm -f "$deb"
-	say "base: downloading $BASE_PKG=$BASE_VERSION from Debian's archive"
-	if (cd "$CACHE" && apt-get download -q "$BASE_PKG=$BASE_VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2); [ -f "$deb" ]; then
-		echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - ||
-			die "$deb does not have the pinned sha256 $BASE_SHA256"
-		version=$BASE_VERSION
-	else
-		version=$(apt-cache policy "$BASE_PKG" | awk '/Candidate:/ { print $2 }')
-		[ -n "$version" ] && [ "$version" != "(none)" ] ||
-			die "$BASE_PKG is not in the archive (is the security suite in /etc/apt/sources.list.d?)"
-		warn "$BASE_PKG $BASE_VERSION is gone from the archive: falling back to $version."
-		warn "The series is made for $BASE_VERSION and may not apply; its sha256 cannot be checked against the pin (apt checked it against the signed index)."
-		deb=$CACHE/${BASE_PKG}_${version//:/%3a}_all.deb
-		[ -f "$deb" ] || (cd "$CACHE" && apt-get download -q "$BASE_PKG=$version" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) || true
-		[ -f "$deb" ] || die "could not download $BASE_PKG=$version"
+	# From the archive's pool by name: the pinned sha256 is the trust (as
+	# a signed index would be), and the system's apt needs no sources
+	# entry for $BASE_SUITE.
+	url=$DEBIAN_MIRROR/pool/main/l/linux/${BASE_PKG}_${BASE_VERSION//:/%3a}_all.deb
+	say "base: downloading $BASE_PKG $BASE_VERSION ($url)"
+	if ! curl -fsSL --retry 3 -o "$deb.tmp" "$url"; then
+		rm -f "$deb.tmp"
+		err "base: $BASE_PKG $BASE_VERSION cannot be downloaded from $DEBIAN_MIRROR"
+		if kernels=$(apt_kernels "$BASE_SUITE"); then
+			err "base: $BASE_SUITE serves these, oldest first:"
+			printf '  %s\n' "$kernels" >&2
+		else
+			err "base: and $BASE_SUITE's index cannot be read either"
+		fi
+		die "base: pin a version that exists (BASE_VERSION and BASE_SHA256 in scripts/lib.sh; the series may need porting), or KERNEL_SRC=<tree>"
 	fi
+	echo "$BASE_SHA256  $deb.tmp" | sha256sum -c --quiet - ||
+		die "base: $url does not have the pinned sha256 $BASE_SHA256"
+	mv "$deb.tmp" "$deb"
 fi
+version=$BASE_VERSION
 
 stamp="$BASE_PKG $version $(sha256sum "$deb" | cut -d' ' -f1)"
 if [ -f "$out/linux.tar.xz" ] && [ "$(cat "$out/ORIGIN" 2>/dev/null)" = "$stamp" ]; then
 	echo "$out/linux.tar.xz"
 	exit 0
 fi
-dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.12.tar.xz >"$out/linux.tar.xz.tmp"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$BASE_PKG.tar.xz" >"$out/linux.tar.xz.tmp"
 mv "$out/linux.tar.xz.tmp" "$out/linux.tar.xz"
 echo "$stamp" >"$out/ORIGIN"
 say "base: $BASE_PKG $version unpacked to $out/linux.tar.xz"

@@ -581,7 +581,7 @@ def count_tables(rows, cols, rcols):
     return out
 
 
-# What a packet costs in each mode, read from the code (6.12 + the
+# What a packet costs in each mode, read from the code (the base + the
 # series): copies of its data and skbs allocated, per packet.
 COPIES = ['', '## Copies and skbs per packet, by mode (from the code)', '',
           '| mode | rxdrop (from pktgen) | txpush | ping-pong, each hop |',

@@ -2,32 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-series.sh: what a maintainer checks before applying the series.
 #
-#  1. checkpatch.pl --strict on every patch of patches/: no error, warning
+#  1. checkpatch.pl --strict on every patch of patches/ (a patch found
+#     clean is remembered, for the same checkpatch): no error, warning
 #     or check; each commit message ends with its trailers (Signed-off-by
 #     among them), with nothing after them. checkpatch's "does MAINTAINERS
 #     need updating?" is answered here instead: every file a patch adds
 #     must fall under a MAINTAINERS section with a maintainer (not only
 #     THE REST), and get_maintainer.pl names the series' own entries
 #     ("PACKET SOCKETS V4 ...") for every patch.
-#  2. Every prefix of the series builds: the debug kernel (vmlinux, bzImage
-#     and modules, so i40e too) in its own O= directory, incrementally from
-#     one prefix to the next, and the tpacket4 selftests against the
-#     prefix's headers, warning-free. The last prefix is the kernel that
-#     `make test` boots.
-#  2b. The last patch of each part of the series (the cover letter's
-#     "Part N, ... (A-B):" or "(N):" lines) and the last patch build in the modular
-#     configuration (configs/modular.config: AF_PACKET, veth, virtio-net
-#     and i40e as modules, no debug options; build/obj-modular): vmlinux
-#     and the modules, with no error and no modpost warning, so that every
-#     symbol a module uses is exported.
+#  2. Every prefix of the series builds, in the modular configuration
+#     (configs/tpacket4.config + configs/modular.config: AF_PACKET, veth,
+#     virtio-net, i40e and the KUnit suite as modules, no debug options;
+#     build/obj-modular): vmlinux and the modules, incrementally from one
+#     prefix to the next, with no error and no modpost warning (every
+#     symbol a module uses is exported), and the tpacket4 selftests
+#     against the prefix's headers, warning-free. The debug kernel that
+#     `make test` boots (all of the series built in, KASAN, lockdep) is
+#     built from the last prefix by test.sh: one configuration for the
+#     prefixes, as a second one costs a second full rebuild wherever a
+#     patch changes a header most of the kernel includes (netdevice.h).
 #  3. No new W=1 or sparse (C=2) warning in the kernel .c files the series
 #     adds or changes (and so in the headers they include), against the
 #     same files of the base.
 #  4. kernel-doc -Wall is clean on the kernel files the series adds.
 #  5. Each UAPI header the series changes passes the kernel's header test
 #     (usr/include/Makefile: installed, included twice into an empty C90
-#     file, headers_check.pl), and its copy under tools/include/uapi, if
-#     there is one, is the same file (as tools/ keeps them in sync).
+#     file, once into a C++98 one, headers_check.pl), and its copy under
+#     tools/include/uapi, if there is one, is the same file (as tools/
+#     keeps them in sync).
 #  6. The networking documentation builds (make htmldocs
 #     SPHINXDIRS=networking) with no Sphinx or kernel-doc warning about a
 #     file the series adds or a line it adds (docs-warnings.py); the
@@ -38,7 +40,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-KIND=debug
+KIND=modular
 obj=$BUILD/obj-$KIND
 state=$BUILD/check
 mkdir -p "$state"
@@ -54,11 +56,20 @@ V4_ENTRY="PACKET SOCKETS V4"
 for p in $(series_files); do
 	name=$(basename "$p")
 	# checkpatch runs spdxcheck.py with python3 from PATH: Debian's has ply.
-	if ! out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet \
+	# A patch found clean is not checked again with the same checkpatch
+	# (its script, data and MAINTAINERS) and this script.
+	key=$(cat "$p" "$TREE/scripts/checkpatch.pl" "$TREE/scripts/spelling.txt" \
+		"$TREE/scripts/const_structs.checkpatch" "$TREE/MAINTAINERS" "$0" 2>/dev/null |
+		sha256sum | cut -c1-32)
+	if [ -f "$state/checkpatch-$key" ]; then
+		:
+	elif ! out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet \
 			--ignore FILE_PATH_CHANGES "$p" 2>&1); then
 		printf '%s\n' "$out" | sed "s|^|  $name: |" >&2
 		warn "checkpatch: $name is not clean"
 		fail=1
+	else
+		touch "$state/checkpatch-$key"
 	fi
 	# The commit message ends with its trailers, the sign-off among them:
 	# nothing an editor or a rebase left after them.
@@ -136,12 +147,17 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 	git -C "$TREE" checkout -q --detach "$c"
 	prefix_config "$c"
 	log=$state/build-$(git -C "$TREE" rev-parse --short=12 "$c").log
-	# vmlinux (linked, with kallsyms) and the modules, not the compressed
-	# bzImage: compressing a debug kernel costs a good part of a prefix's
-	# time, and the image is built once, for the tests.
+	# vmlinux (linked, with kallsyms; modpost checks the modules against
+	# it) and the modules, not the compressed bzImage, which no prefix
+	# boots.
 	if ! kmake "$KIND" vmlinux modules >"$log" 2>&1; then
-		grep -E 'error|Error' "$log" | head -20 >&2
+		grep -E 'error|Error|ERROR' "$log" | head -20 >&2
 		warn "check-series: the kernel does not build at '$subject' ($log)"
+		fail=1
+		break
+	fi
+	if grep -E '^WARNING: modpost: ' "$log" >&2; then
+		warn "check-series: modpost warns at '$subject' ($log)"
 		fail=1
 		break
 	fi
@@ -154,53 +170,12 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 	touch "$state/built-$key"
 done
 
-# --- 2b. the modular configuration at the end of each part -----------------
-# part_ends: the commits that end a part of the series, and its last.
-part_ends() {
-	local commits
-	commits=$(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH")
-	{ sed -nE 's/^Part [0-9]+, .*\((patches? )?([0-9]+-)?([0-9]+)\):$/\3/p' \
-		"$TOP/patches/0000-cover-letter.patch" 2>/dev/null || true
-	  wc -l <<<"$commits"; } | sort -nu |
-	while read -r n; do
-		[ "$n" -gt 0 ] && sed -n "${n}p" <<<"$commits"
-	done
-}
-MKIND=modular
-if [ $fail = 0 ]; then
-	for c in $(part_ends); do
-		subject=$(git -C "$TREE" log -1 --format=%s "$c")
-		git -C "$TREE" checkout -q --detach "$c"
-		"$TOP/scripts/kconfig.sh" "$MKIND" 2>/dev/null
-		key=$(git -C "$TREE" rev-parse "$c^{tree}")-$(sha256sum "$BUILD/obj-$MKIND/.config" | cut -c1-16)
-		if [ -f "$state/modular-$key" ]; then
-			say "check-series: modular build (checked before): $subject"
-			continue
-		fi
-		say "check-series: modular build: $subject"
-		log=$state/modular-$(git -C "$TREE" rev-parse --short=12 "$c").log
-		# vmlinux too (not only vmlinux.o, which is a single-object
-		# goal to kbuild): modpost checks the modules against it.
-		if ! kmake "$MKIND" vmlinux modules >"$log" 2>&1; then
-			grep -E 'error|Error|ERROR' "$log" | head -20 >&2
-			warn "check-series: the modular kernel does not build at '$subject' ($log)"
-			fail=1
-			break
-		fi
-		if grep -E '^WARNING: modpost: ' "$log" >&2; then
-			warn "check-series: modpost warns at '$subject' ($log)"
-			fail=1
-			break
-		fi
-		touch "$state/modular-$key"
-	done
-fi
 restore
 "$TOP/scripts/kconfig.sh" "$KIND"
 
 # --- 3. W=1 and sparse against the base ------------------------------------------
 if [ $fail = 0 ] && [ -n "$(touched_files)" ]; then
-	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")-$cfg
+	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")-$cfg-$(sha256sum "$("$TOP/scripts/sparse-build.sh")" | cut -c1-16)
 	if [ -f "$state/warnings-$key" ]; then
 		say "check-series: W=1 and sparse (checked before): no new warnings"
 	else
@@ -239,11 +214,15 @@ if [ -n "$uapi" ]; then
 	for h in $uapi; do
 		rel=${h#include/uapi/}
 		n=$((n + 1))
+		# As the base's usr/include/Makefile tests each header (its
+		# hdrtest): C90 twice (the include guard), C++98, and
+		# headers_check.pl.
 		if ! out=$(gcc -std=c90 -Wall -Werror=implicit-function-declaration \
-				-fsyntax-only -x c /dev/null -I "$inc" \
+				-Werror -fsyntax-only -x c /dev/null -I "$inc" \
 				-include "$inc/$rel" -include "$inc/$rel" 2>&1 &&
-			   perl "$TREE/usr/include/headers_check.pl" "$inc" x86 \
-				"$inc/$rel" 2>&1); then
+			   g++ -std=c++98 -Werror -fsyntax-only -x c++ /dev/null -I "$inc" \
+				-include "$inc/$rel" 2>&1 &&
+			   perl "$TREE/usr/include/headers_check.pl" "$inc" "$inc/$rel" 2>&1); then
 			printf '%s\n' "$out" | sed 's/^/  /' >&2
 			warn "check-series: UAPI header $rel fails the header test"
 			fail=1

@@ -20,7 +20,7 @@ out=$2
 mkdir -p "$out"
 : >"$out/results"
 
-# in_netns PROGRAM: run it in a new network namespace with lo up, for 10
+# in_netns PROGRAM: run it in a new network namespace with lo up, for 15
 # minutes at most; with AS_UID=<uid>, as that user with every capability
 # (a memlock charge is the user's: see below).
 in_netns() {
@@ -29,7 +29,7 @@ in_netns() {
 	[ -n "${AS_UID:-}" ] &&
 		as=(setpriv --reuid="$AS_UID" --regid="$AS_UID" --clear-groups
 		    --inh-caps=+all --ambient-caps=+all --)
-	"${as[@]}" timeout 600 unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$@"
+	"${as[@]}" timeout 900 unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$@"
 }
 
 # report TAP: the results, with the reason of each failure (the harness's

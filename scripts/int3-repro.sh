@@ -8,7 +8,7 @@
 # while CPU 0 runs that dispatcher for every frame a packet socket sends
 # into the peer. Nothing of AF_PACKET V4 runs.
 #
-# KIND base is Linux 6.12.117 without the series (tag tp4-base, a worktree
+# KIND base is the base (Linux 7.3.4) without the series (tag tp4-base, a worktree
 # in build/base-linux) with the debug kernel's configuration; built here
 # when missing. KIND debug and bench are the series' kernels (make kernel).
 # Output in build/int3/<kind>/: console.log (the kernel's console, which

@@ -7,11 +7,15 @@ BUILD=${BUILD:-$TOP/build}
 TREE=${TP4_TREE:-$BUILD/linux}
 CACHE=${TP4_CACHE:-$HOME/.cache/tp4}
 
-# The pinned base: Debian's linux-source-6.12 binary package (see
-# ../shared/design/ENVIRONMENT.md for why this package and not the source one).
-BASE_PKG=linux-source-6.12
-BASE_VERSION=6.12.117-1~deb12u1
-BASE_SHA256=e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703
+# The pinned base: Debian trixie-backports' linux-source-7.3 binary package,
+# the newest kernel Debian has (see ../shared/design/ENVIRONMENT.md for why
+# this package and not the source one). The backports pool keeps older
+# builds, so the pin stays fetchable after newer ones come.
+BASE_PKG=linux-source-7.3
+BASE_VERSION=7.3.4-1~bpo13+1
+BASE_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+BASE_SUITE=trixie-backports
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BASE_TAG=tp4-base
 BRANCH=tp4
 
@@ -27,6 +31,8 @@ PATH=$CACHE/venv/bin:$PATH
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 export CCACHE_BASEDIR=$TOP
 export CCACHE_NOHASHDIR=1
+# Two debug kernels and a modular one of 7.3 do not fit ccache's default 5 GB.
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 # The compiler, through ccache where there is one. Decided at each use, not
 # once here: on a fresh machine make deps installs ccache after test.sh has
 # sourced this file, and a kernel built once with "gcc" and once with
@@ -61,6 +67,40 @@ build_kernel() {
 	say "$who: building the $kind kernel (log: $BUILD/kernel-$kind.log)"
 	kmake "$kind" >"$BUILD/kernel-$kind.log" 2>&1 ||
 		{ tail -30 "$BUILD/kernel-$kind.log"; die "$who: the kernel does not build"; }
+}
+
+# apt_side <suite>: apt-get/apt-cache options that read Debian <suite>'s
+# index with a sources entry and lists of their own in $CACHE/apt-<suite>
+# (Debian's archive keyring, signed-by), leaving the system's apt
+# configuration alone; the index is read (apt-get update) once per call.
+# Sets the array APT_OPTS.
+apt_side() {
+	local suite=$1 dir=$CACHE/apt-$1
+	mkdir -p "$dir/parts" "$dir/lists/partial" "$dir/cache/archives/partial"
+	cat >"$dir/parts/$suite.sources" <<EOS
+Types: deb
+URIs: $DEBIAN_MIRROR
+Suites: $suite
+Components: main
+Architectures: amd64
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+	APT_OPTS=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$dir/parts"
+		  -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		  -o "Dir::State::status=/dev/null" -o "APT::Sandbox::User=root")
+	apt-get "${APT_OPTS[@]}" update -q >"$dir/update.log" 2>&1 ||
+		{ tail -5 "$dir/update.log" >&2; return 1; }
+}
+
+# apt_kernels <suite>: "package version" of every linux-source-7.* that
+# <suite> serves, oldest first.
+apt_kernels() {
+	local p
+	apt_side "$1" || return 1
+	for p in $(apt-cache "${APT_OPTS[@]}" pkgnames linux-source-7. |
+			grep -E '^linux-source-7\.[0-9]+$'); do
+		apt-cache "${APT_OPTS[@]}" madison "$p" | awk -v p="$p" '{ print p, $3 }'
+	done | sort -u -k2,2V
 }
 
 # elapsed: minutes and seconds since the script started (lib.sh sourced).
@@ -146,9 +186,10 @@ remember_sync() {
 # <tree> in the configured O= directory <obj>, without line numbers, sorted,
 # paths from the tree's top, into <out> (<out>.log has the whole output).
 file_warnings() {
-	local tree=$1 obj=$2 out=$3 cc
+	local tree=$1 obj=$2 out=$3 cc sparse
 	shift 3
 	cc=$(cc_wrap)
+	sparse=$("$TOP/scripts/sparse-build.sh")
 	: >"$out.log"
 	if [ $# -gt 0 ]; then
 		# Compiled again, each of them: an object that is up to date
@@ -158,7 +199,11 @@ file_warnings() {
 		printf '%s\n' "$@" | sed "s|\\.c$|.o|; s|^|$obj/|" | xargs rm -f
 		# shellcheck disable=SC2046
 		make -k -C "$tree" O="$obj" CC="$cc" HOSTCC="$cc" -j"$JOBS" W=1 C=2 \
+			CHECK="$sparse" \
 			$(printf '%s\n' "$@" | sed 's/\.c$/.o/') >>"$out.log" 2>&1 || true
+		# kbuild skips a checker it finds too old with a warning only.
+		! grep -q 'specified, but .* is not available or not up to date' "$out.log" ||
+			die "file_warnings: kbuild did not run sparse ($sparse): see $out.log"
 	fi
 	# None at all is no failure.
 	{ grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$out.log" || true; } |

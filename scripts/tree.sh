@@ -55,6 +55,12 @@ if [ -d "$TREE/.git" ]; then
 	say "tree: the base changed; making $TREE anew"
 	rm -rf "$TREE"
 fi
+# Objects, configs and selftests of another base are of no use (and an old
+# O= directory's kconfig parser can break the new tree's build).
+if [ "$(cat "$BUILD/base-origin" 2>/dev/null)" != "$origin" ]; then
+	rm -rf "$BUILD"/obj-* "$BUILD/selftests" "$BUILD/check" "$BUILD/w1-base"
+	echo "$origin" >"$BUILD/base-origin"
+fi
 
 say "tree: unpacking the base into $TREE"
 mkdir -p "$TREE"
