@@ -32,7 +32,7 @@ build_tests $KIND test
 
 # harness_test <script> <out> <tap> <inputs...>: run a test of the harness
 # itself, unless it passed before on the same inputs (its scripts, QEMU,
-# the kernel image): its TAP output stays in <out>/<tap> for the results.
+# the kernel): its TAP output stays in <out>/<tap> for the results.
 harness_test() {
 	local script=$1 out=$2 tap=$3 key
 	shift 3
@@ -50,21 +50,30 @@ harness_test() {
 		warn "test: $(basename "$script") failed (the tests below say how)"
 	fi
 }
-image=$BUILD/obj-$KIND/arch/x86/boot/bzImage
+# The kernel, for harness_test: its config and its source, not the image's
+# bytes, which change with every relink (the build's timestamp and count;
+# check-series' prefix checkouts make make relink the same source). The
+# selftests, samples and documentation are left out: those boots run none.
+kernel_id=$BUILD/vm/kernel-id
+mkdir -p "$BUILD/vm"
+{ cat "$BUILD/obj-$KIND/.config"
+  git -C "$TREE" ls-tree HEAD | grep -vP '\t(tools|samples|Documentation)$'
+  git -C "$TREE" diff HEAD -- . ':!tools' ':!samples' ':!Documentation'
+} >"$kernel_id"
 
 # vm.sh's own bounds (the host's and the guest's timeout), on this
 # kernel: two short boots side by side; counted with the tests.
 say "test: the VM's timeouts (scripts/vm-timeout-test.sh, about 5 min)"
 harness_test "$TOP/scripts/vm-timeout-test.sh" "$BUILD/vm/timeout" vm-timeout.tap \
-	"$TOP/scripts/vm-timeout-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$image"
+	"$TOP/scripts/vm-timeout-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$TOP/scripts/lib.sh" "$kernel_id"
 
 # The instruction counting plugin (bench/tp4count.c) on this kernel: two
 # short boots with it (inline and per-vCPU counters); counted with the
 # tests.
 say "test: the instruction counting plugin (scripts/count-test.sh, about 3 min)"
 harness_test "$TOP/scripts/count-test.sh" "$BUILD/vm/count" count.tap \
-	"$TOP/scripts/count-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" \
-	"$TOP/scripts/tp4count-build.sh" "$TOP/bench/tp4count.c" "$image"
+	"$TOP/scripts/count-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$TOP/scripts/lib.sh" \
+	"$TOP/scripts/tp4count-build.sh" "$TOP/bench/tp4count.c" "$kernel_id"
 
 rc=0
 run_tests $KIND test || rc=$?
