@@ -46,7 +46,7 @@ if [ -n "${KERNEL_SRC:-}" ]; then
 fi
 
 deb=$CACHE/${BASE_PKG}_${BASE_VERSION//:/%3a}_all.deb
-if [ -f "$deb" ] && echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - 2>/dev/null; then
+if [ -f "$deb" ] && echo "$BASE_SHA256  $deb" | sha256sum -c --quiet - >/dev/null 2>&1; then
 	say "base: $BASE_PKG $BASE_VERSION (cached, sha256 ok)"
 else
 	rm -f "$deb"

@@ -20,12 +20,13 @@ if [ -x "$dir/sparse" ] && [ "$(cat "$dir/.tp4-sha256" 2>/dev/null)" = "$SPARSE_
 	exit 0
 fi
 mkdir -p "$CACHE"
-if ! echo "$SPARSE_SHA256  $tarball" | sha256sum -c --quiet - 2>/dev/null; then
+# (sha256sum -c says FAILED on stdout: this script's stdout is the path only.)
+if ! echo "$SPARSE_SHA256  $tarball" | sha256sum -c --quiet - >/dev/null 2>&1; then
 	url=$DEBIAN_MIRROR/pool/main/s/sparse/sparse_${SPARSE_VERSION}.orig.tar.gz
 	say "sparse: downloading $url"
 	curl -fsSL --retry 3 -o "$tarball.tmp" "$url" ||
 		die "sparse: cannot download $url"
-	echo "$SPARSE_SHA256  $tarball.tmp" | sha256sum -c --quiet - ||
+	echo "$SPARSE_SHA256  $tarball.tmp" | sha256sum -c --quiet - >&2 ||
 		die "sparse: $url does not have the pinned sha256 $SPARSE_SHA256"
 	mv "$tarball.tmp" "$tarball"
 fi
