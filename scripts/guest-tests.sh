@@ -62,6 +62,11 @@ run_tap() {
 # its own network namespace; none measures speed. The background stream runs as another user: the memlock charge of
 # a packet buffer is its user's, and tests on both sides check that charge
 # exactly. A part of a program writes OUT/<program>@<part>.tap.
+# The background stream attaches no XDP program and no tc program: with
+# CONFIG_JUMP_LABEL off the static keys are plain loads, but the XDP
+# dispatcher is still a static_call the foreground's attach rewrites, and
+# under QEMU's TCG another vCPU executing that text as it changes is the
+# stale-int3 oops the debug config avoids (README, "int3").
 LONG=teardown_under_traffic
 RACES=zcrace
 BG="tp4_rx tp4_stack"

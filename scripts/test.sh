@@ -48,7 +48,8 @@ kernel_id=$BUILD/vm/kernel-id
 mkdir -p "$BUILD/vm"
 { cat "$BUILD/obj-$KIND/.config"
   git -C "$TREE" ls-tree HEAD | grep -vP '\t(tools|samples|Documentation)$'
-  git -C "$TREE" diff HEAD -- . ':!tools' ':!samples' ':!Documentation'
+  git -C "$TREE" ls-tree HEAD tools/ | grep -vP '\ttools/testing$'
+  git -C "$TREE" diff HEAD -- . ':!tools/testing' ':!samples' ':!Documentation'
 } >"$kernel_id"
 
 # vm.sh's own bounds (the host's and the guest's timeout), on this
@@ -60,6 +61,22 @@ say "test: the VM's timeouts (scripts/vm-timeout-test.sh, about 5 min, in the ba
 harness_test "$TOP/scripts/vm-timeout-test.sh" "$BUILD/vm/timeout" vm-timeout.tap \
 	"$TOP/scripts/vm-timeout-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$TOP/scripts/lib.sh" "$kernel_id" &
 timeouts=$!
+# Should a step below fail (or make test be stopped), the background test
+# and its guests go with it: vm.sh stops its QEMU on TERM.
+tree_of() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do tree_of "$c"; done
+}
+stop_timeouts() {
+	kill -0 "$timeouts" 2>/dev/null || return 0
+	# shellcheck disable=SC2046 # a list of pids
+	kill -TERM $(tree_of "$timeouts") 2>/dev/null
+	wait "$timeouts" 2>/dev/null
+}
+trap stop_timeouts EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 # The patched libpcap and tcpdump, for guest-pcap.sh in the boot.
 export TEST_PCAP=${TEST_PCAP:-1}
@@ -77,9 +94,16 @@ build_tests $KIND test
 say "test: the instruction counting plugin (scripts/count-test.sh, about 3 min)"
 harness_test "$TOP/scripts/count-test.sh" "$BUILD/vm/count" count.tap \
 	"$TOP/scripts/count-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$TOP/scripts/lib.sh" \
-	"$TOP/scripts/tp4count-build.sh" "$TOP/bench/tp4count.c" "$kernel_id"
+	"$TOP/scripts/tp4count-build.sh" "$TOP/bench/tp4count.c" "$TOP/scripts/tp4count.py" \
+	"$TOP/bench/tp4mark.c" "$TOP/bench/tp4mark.h" "$kernel_id"
 
 wait "$timeouts" || true
+trap - EXIT
+# Both harness tests are counted with the guest's: a missing TAP file is a
+# failure, not a test fewer.
+for t in timeout/vm-timeout.tap count/count.tap; do
+	[ -s "$BUILD/vm/$t" ] || die "test: $BUILD/vm/$t is missing: its harness test did not run"
+done
 
 rc=0
 run_tests $KIND test || rc=$?

@@ -10,7 +10,7 @@
 #     return 124 within 30 s of the limit, say that it timed out, and leave
 #     no process behind (none has the guest's directory in its command
 #     line: QEMU, virtiofsd and vng all do).
-#  2. The guest's bound: VM_TIMEOUT=$GUEST_LIMIT, VM_GUEST_MARGIN=60, a
+#  2. The guest's bound: VM_TIMEOUT=$GUEST_LIMIT, VM_GUEST_MARGIN=90, a
 #     command that names itself in a running.<stream> file as
 #     guest-tests.sh does and leaves a task in an uninterruptible wait (a
 #     parent blocked in vfork() behind a child that never execs). vm.sh
@@ -24,7 +24,7 @@ set -uo pipefail
 out=$1
 KIND=${KIND:-debug}
 HOST_LIMIT=${HOST_LIMIT:-100}
-GUEST_LIMIT=${GUEST_LIMIT:-300}
+GUEST_LIMIT=${GUEST_LIMIT:-330}
 rm -rf "$out"; mkdir -p "$out/bin"
 tap=$out/vm-timeout.tap
 
@@ -84,7 +84,7 @@ host=$!
 # 2. the guest's bound
 (
 	t0=$(date +%s)
-	VM_OUT=$out/guest/vm KIND=$KIND VM_CPUS=1 VM_GUEST_MARGIN=60 VM_TIMEOUT=$GUEST_LIMIT \
+	VM_OUT=$out/guest/vm KIND=$KIND VM_CPUS=1 VM_GUEST_MARGIN=90 VM_TIMEOUT=$GUEST_LIMIT \
 		"$TOP/scripts/vm.sh" "echo tp4-hang-test >$out/guest/vm/running.fg; exec $out/bin/tp4-hang" \
 		>"$out/guest.log" 2>&1
 	echo "$? $(( $(date +%s) - t0 ))" >"$out/guest.rc"
