@@ -69,10 +69,14 @@ tree_of() {
 	for c in $(pgrep -P "$1"); do tree_of "$c"; done
 }
 stop_timeouts() {
-	kill -0 "$timeouts" 2>/dev/null || return 0
-	# shellcheck disable=SC2046 # a list of pids
-	kill -TERM $(tree_of "$timeouts") 2>/dev/null
-	wait "$timeouts" 2>/dev/null
+	local rc=$?
+	if kill -0 "$timeouts" 2>/dev/null; then
+		# shellcheck disable=SC2046 # a list of pids
+		kill -TERM $(tree_of "$timeouts") 2>/dev/null || true
+		wait "$timeouts" 2>/dev/null || true
+	fi
+	# make test's own status, not the killed job's.
+	return $rc
 }
 trap stop_timeouts EXIT
 trap 'exit 130' INT
