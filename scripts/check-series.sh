@@ -16,11 +16,13 @@
 #     build/obj-modular): vmlinux and the modules, incrementally from one
 #     prefix to the next, with no error and no modpost warning (every
 #     symbol a module uses is exported), and the tpacket4 selftests
-#     against the prefix's headers, warning-free. The debug kernel that
+#     against the prefix's headers, warning-free. The prefixes are
+#     checked out in a worktree of build/linux, build/prefix/linux, so
+#     that build/linux stays at the series' head: the debug kernel that
 #     `make test` boots (all of the series built in, KASAN, lockdep) is
-#     built from the last prefix by test.sh: one configuration for the
-#     prefixes, as a second one costs a second full rebuild wherever a
-#     patch changes a header most of the kernel includes (netdevice.h).
+#     built from it by test.sh, beside this script. One configuration for
+#     the prefixes, as a second one costs a second full rebuild wherever
+#     a patch changes a header most of the kernel includes (netdevice.h).
 #  3. No new W=1 or sparse (C=2) warning in the kernel .c files the series
 #     adds or changes (and so in the headers they include), against the
 #     same files of the base.
@@ -48,6 +50,25 @@ mkdir -p "$state"
 [ "$(tree_state)" = synced ] ||
 	die "check-series: $TREE is not what patches/ holds (make tree, or make series)"
 fail=0
+
+# Everything below runs in a worktree of the tree of its own,
+# build/prefix/linux, which is where the prefixes are checked out:
+# build/linux stays on its branch, so that test.sh can build the debug
+# kernel from it meanwhile, and its files keep their timestamps (checking
+# a prefix out there would make the next build of another kind recompile
+# all that includes a header the series changes). Made again when the
+# tree was (tree.sh's new base).
+ptree=$BUILD/prefix/linux
+if [ "$(git -C "$ptree" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != \
+     "$(git -C "$TREE" rev-parse --path-format=absolute --git-common-dir)" ]; then
+	rm -rf "$BUILD/prefix"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$ptree" "$BRANCH"
+fi
+git -C "$ptree" checkout -q -f --detach "$BRANCH"
+# For kconfig.sh and sparse-build.sh too.
+export TP4_TREE=$ptree
+TREE=$ptree
 
 # --- 1. checkpatch -----------------------------------------------------------
 say "check-series: checkpatch --strict"
@@ -97,8 +118,8 @@ for p in $(series_files); do
 done
 [ $fail = 0 ] && say "check-series: checkpatch clean on $(series_files | wc -l) patches"
 
-# Return the tree to its branch whatever happens below.
-restore() { git -C "$TREE" checkout -q "$BRANCH" 2>/dev/null || true; }
+# Return the worktree to the branch's head whatever happens below.
+restore() { git -C "$TREE" checkout -q --detach "$BRANCH" 2>/dev/null || true; }
 trap restore EXIT
 
 "$TOP/scripts/kconfig.sh" "$KIND"

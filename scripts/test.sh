@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # test.sh: the project's test command (make test). From whatever state: deps,
-# tree, check-series (which also builds the debug kernel), the selftests, the
-# patched tcpdump (make pcap), then one boot of the debug kernel that runs
-# the KUnit suites built into it, the tpacket4 selftests, the tpbench checks,
+# tree, check-series with the patched tcpdump (make pcap) and the debug
+# kernel built beside it, the selftests, then one boot of the debug kernel
+# that runs the KUnit suites built into it, the tpacket4 selftests, the tpbench checks,
 # the upstream AF_PACKET selftests and the tcpdump checks (guest-pcap.sh;
 # TEST_PCAP=0 leaves the tcpdump out).
 # Fails on any failed test, on no test at all, and on any kernel splat. The
@@ -14,11 +14,51 @@ set -euo pipefail
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/tree.sh"
-"$TOP/scripts/check-series.sh"
-say "test: series checked ($(elapsed))"
+
+# Jobs in the background (their pids in bg): should a step fail, or make
+# test be stopped, they go with it, their children too (vm.sh stops its
+# QEMU on TERM), and make test keeps its own exit status.
+bg=()
+tree_of() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do tree_of "$c"; done
+}
+stop_bg() {
+	local rc=$? p
+	for p in "${bg[@]}"; do
+		kill -0 "$p" 2>/dev/null || continue
+		# shellcheck disable=SC2046 # a list of pids
+		kill -TERM $(tree_of "$p") 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	return $rc
+}
+trap stop_bg EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 KIND=debug
-build_kernel $KIND test
+# The patched libpcap and tcpdump (for guest-pcap.sh in the boot), then the
+# debug kernel, beside check-series, which checks the prefixes out in a
+# worktree of its own: at nice 10 they take the core that the prefix
+# builds' serial parts leave idle (make's traversal of the tree, the
+# links, modpost, checkpatch), and little else.
+export TEST_PCAP=${TEST_PCAP:-1}
+(
+	renice -n 10 -p $BASHPID >/dev/null
+	if [ "$TEST_PCAP" = 1 ]; then
+		say "test: building the patched tcpdump (make pcap), beside check-series"
+		"$TOP/scripts/pcap.sh"
+	fi
+	build_kernel $KIND test
+) &
+builds=$!
+bg+=("$builds")
+"$TOP/scripts/check-series.sh"
+say "test: series checked ($(elapsed))"
+wait "$builds" || die "test: tcpdump or the debug kernel does not build (see above)"
+say "test: the debug kernel built ($(elapsed))"
 
 # harness_test <script> <out> <tap> <inputs...>: run a test of the harness
 # itself, unless it passed before on the same inputs (its scripts, QEMU,
@@ -41,8 +81,8 @@ harness_test() {
 	fi
 }
 # The kernel, for harness_test: its config and its source, not the image's
-# bytes, which change with every relink (the build's timestamp and count;
-# check-series' prefix checkouts make make relink the same source). The
+# bytes, which change with every relink (the build's timestamp and count:
+# make tree moving the branch relinks the same source). The
 # selftests, samples and documentation are left out: those boots run none.
 kernel_id=$BUILD/vm/kernel-id
 mkdir -p "$BUILD/vm"
@@ -61,33 +101,7 @@ say "test: the VM's timeouts (scripts/vm-timeout-test.sh, about 5 min, in the ba
 harness_test "$TOP/scripts/vm-timeout-test.sh" "$BUILD/vm/timeout" vm-timeout.tap \
 	"$TOP/scripts/vm-timeout-test.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-run.sh" "$TOP/scripts/lib.sh" "$kernel_id" &
 timeouts=$!
-# Should a step below fail (or make test be stopped), the background test
-# and its guests go with it: vm.sh stops its QEMU on TERM.
-tree_of() {
-	local c
-	echo "$1"
-	for c in $(pgrep -P "$1"); do tree_of "$c"; done
-}
-stop_timeouts() {
-	local rc=$?
-	if kill -0 "$timeouts" 2>/dev/null; then
-		# shellcheck disable=SC2046 # a list of pids
-		kill -TERM $(tree_of "$timeouts") 2>/dev/null || true
-		wait "$timeouts" 2>/dev/null || true
-	fi
-	# make test's own status, not the killed job's.
-	return $rc
-}
-trap stop_timeouts EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-
-# The patched libpcap and tcpdump, for guest-pcap.sh in the boot.
-export TEST_PCAP=${TEST_PCAP:-1}
-if [ "$TEST_PCAP" = 1 ]; then
-	say "test: building the patched tcpdump (make pcap)"
-	"$TOP/scripts/pcap.sh"
-fi
+bg+=("$timeouts")
 
 say "test: building the selftests"
 build_tests $KIND test
