@@ -16,7 +16,9 @@
 #     build/obj-modular): vmlinux and the modules, incrementally from one
 #     prefix to the next, with no error and no modpost warning (every
 #     symbol a module uses is exported), and the tpacket4 selftests
-#     against the prefix's headers, warning-free. The prefixes are
+#     against the prefix's headers, warning-free. A patch that changes
+#     only selftests, documentation or MAINTAINERS builds as its parent
+#     does: only its selftests are built. The prefixes are
 #     checked out in a worktree of build/linux, build/prefix/linux, so
 #     that build/linux stays at the series' head: the debug kernel that
 #     `make test` boots (all of the series built in, KASAN, lockdep) is
@@ -164,14 +166,26 @@ for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$BRANCH"); do
 		say "check-series: builds (checked before): $subject"
 		continue
 	fi
-	say "check-series: building: $subject"
 	git -C "$TREE" checkout -q --detach "$c"
 	prefix_config "$c"
 	log=$state/build-$(git -C "$TREE" rev-parse --short=12 "$c").log
-	# vmlinux (linked, with kallsyms; modpost checks the modules against
-	# it) and the modules, not the compressed bzImage, which no prefix
-	# boots.
-	if ! kmake "$KIND" vmlinux modules >"$log" 2>&1; then
+	# A patch that changes nothing the kernel's build reads (selftests,
+	# documentation, MAINTAINERS) builds as its parent does, which built
+	# (the base, or a prefix checked before): only its selftests are
+	# built. Any other gets vmlinux (linked, with kallsyms; modpost
+	# checks the modules against it) and the modules, not the compressed
+	# bzImage, which no prefix boots.
+	same=0
+	changed=$(git -C "$TREE" diff --name-only "$c^" "$c")
+	grep -qvE '^(tools/testing/|Documentation/|MAINTAINERS$)' <<<"$changed" ||
+		same=1
+	if [ $same = 1 ]; then
+		say "check-series: builds as its parent (no kernel change): $subject"
+		: >"$log"
+	else
+		say "check-series: building: $subject"
+	fi
+	if [ $same = 0 ] && ! kmake "$KIND" vmlinux modules >"$log" 2>&1; then
 		grep -E 'error|Error|ERROR' "$log" | head -20 >&2
 		warn "check-series: the kernel does not build at '$subject' ($log)"
 		fail=1
