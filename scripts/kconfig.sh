@@ -36,6 +36,8 @@ while IFS= read -r line; do
 	*) continue ;;
 	esac
 	got=$(grep -E "^($sym=|# $sym is not set)" "$tmp/.config" || true)
+	# A symbol whose dependencies are off is not in the .config: off.
+	[ -z "$got" ] && [ "$want" = "# $sym is not set" ] && got=$want
 	if [ "$got" != "$want" ]; then
 		# Symbols this tree does not know yet (later patches add them) are fine.
 		if ! grep -rqs --include='Kconfig*' -E "^(menu)?config ${sym#CONFIG_}\$" "$TREE"; then
