@@ -3,9 +3,9 @@
 # test.sh: the project's test command (make test). From whatever state: deps,
 # tree, check-series with the patched tcpdump (make pcap) and the debug
 # kernel built beside it, the selftests, then one boot of the debug kernel
-# that runs the KUnit suites built into it, the tpacket4 selftests, the tpbench checks,
-# the upstream AF_PACKET selftests and the tcpdump checks (guest-pcap.sh;
-# TEST_PCAP=0 leaves the tcpdump out).
+# that runs the KUnit suites built into it, the tpacket4 selftests, the
+# tpbench checks, the upstream AF_PACKET selftests and the tcpdump checks
+# (guest-pcap.sh; TEST_PCAP=0 leaves the tcpdump out).
 # Fails on any failed test, on no test at all, and on any kernel splat. The
 # last line is "N passed, N failed, N skipped".
 set -euo pipefail
@@ -41,9 +41,9 @@ trap 'exit 143' TERM HUP
 KIND=debug
 # The patched libpcap and tcpdump (for guest-pcap.sh in the boot), then the
 # debug kernel, beside check-series, which checks the prefixes out in a
-# worktree of its own: at nice 10 they take the core that the prefix
-# builds' serial parts leave idle (make's traversal of the tree, the
-# links, modpost, checkpatch), and little else.
+# worktree of its own, at nice 10. Measured cold (session 24), this gains
+# tcpdump's time only: both cores are busy during the prefixes, which take
+# as much longer as the debug kernel gets done meanwhile.
 export TEST_PCAP=${TEST_PCAP:-1}
 (
 	renice -n 10 -p $BASHPID >/dev/null
