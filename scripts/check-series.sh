@@ -114,10 +114,13 @@ for p in $(series_files); do
 		warn "checkpatch: $name adds files that no MAINTAINERS entry names: $(echo $orphans)"
 		fail=1
 	fi
-	# Whoever answers for V4 is asked about every patch of it.
+	# Whoever answers for V4 is asked about every patch of it, but for
+	# a fix to code of the base (a Fixes: tag), which goes to that
+	# code's maintainers.
 	# (Its whole output first: grep -q would end the pipe early, and
 	# pipefail would take get_maintainer.pl's SIGPIPE for a miss.)
 	if grep -q "^$V4_ENTRY" "$TREE/MAINTAINERS" &&
+	   ! grep -q '^Fixes: [0-9a-f]\{12,\} ("' <(awk '/^---$/ { exit } { print }' "$p") &&
 	   ! grep -q "$V4_ENTRY" <<<"$(cd "$TREE" && PATH=/usr/bin:$PATH \
 		./scripts/get_maintainer.pl --no-git --no-git-fallback "$p" 2>&1)"; then
 		warn "checkpatch: get_maintainer.pl does not name $V4_ENTRY for $name"
