@@ -18,11 +18,11 @@ deps:
 base: deps
 	@$(S)/base.sh >/dev/null
 
-## make tree          build/linux = base (tag tp4-base) + patches/ (git am)
+## make tree          build/linux = base (tag tp4-base) + patches/ (git am, set after set)
 tree: deps
 	@$(S)/tree.sh
 
-## make series        export build/linux (tp4-base..HEAD) to patches/
+## make series        export build/linux (tp4-base..HEAD) to patches/, a folder per set
 series:
 	@$(S)/series.sh
 

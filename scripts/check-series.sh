@@ -9,7 +9,10 @@
 #     need updating?" is answered here instead: every file a patch adds
 #     must fall under a MAINTAINERS section with a maintainer (not only
 #     THE REST), and get_maintainer.pl names the series' own entries
-#     ("PACKET SOCKETS V4 ...") for every patch.
+#     ("PACKET SOCKETS V4 ...") for every patch. The series is in sets
+#     (patches/SETS): each has its cover letter and at most 15 patches,
+#     as netdev takes them; each set's last patch is a prefix like any
+#     other, so every set's boundary builds (2).
 #  2. Every prefix of the series builds, in the modular configuration
 #     (configs/tpacket4.config + configs/modular.config: AF_PACKET, veth,
 #     virtio-net, i40e and the KUnit suite as modules, no debug options;
@@ -128,6 +131,20 @@ for p in $(series_files); do
 	fi
 done
 [ $fail = 0 ] && say "check-series: checkpatch clean on $(series_files | wc -l) patches"
+
+# Each set as netdev takes it: a cover letter, at most SET_MAX patches.
+while read -r folder tree _; do
+	n=$(ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch | grep -vc '/0000-')
+	if [ ! -f "$TOP/patches/$folder/0000-cover-letter.patch" ]; then
+		warn "check-series: set $folder has no cover letter"
+		fail=1
+	fi
+	if [ "$n" -gt "$SET_MAX" ]; then
+		warn "check-series: set $folder ($tree) has $n patches, more than the $SET_MAX netdev takes at a time"
+		fail=1
+	fi
+done < <(patch_sets)
+[ $fail = 0 ] && say "check-series: $(patch_sets | wc -l) sets of at most $SET_MAX patches, each with its cover letter"
 
 # Return the worktree to the branch's head whatever happens below.
 restore() { git -C "$TREE" checkout -q --detach "$BRANCH" 2>/dev/null || true; }

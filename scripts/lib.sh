@@ -110,26 +110,66 @@ elapsed() {
 	echo "$((t / 60))m$((t % 60))s"
 }
 
-SUBJECT_PREFIX="PATCH net-next"
+# The series is posted in sets of at most 15 patches, as netdev takes
+# them, which apply in order: patches/SETS names them, one line each,
+# "<folder> <tree> <count>": patches/<folder>/ holds the set's cover letter
+# (0000) and patches, numbered within the set, with "[PATCH <tree> n/m]"
+# subjects; <count> is how many commits of tp4-base..HEAD it holds, in
+# order ("+" on the last line: the rest). Each set's cover letter ends with
+# base-commit: and a prerequisite-patch-id: for every patch of the sets
+# before it. make tree copies SETS to the tree's .git/tp4-sets and each
+# cover letter's subject and text to .git/tp4-covers/<folder>, from which
+# make series exports again.
+SET_MAX=15
+
+# tree_sets: the sets of the tree (.git/tp4-sets), "<folder> <tree> <count>"
+# each, counts resolved ("+": the commits left), comments dropped. Fails if
+# the counts do not add up to the branch's commits.
+tree_sets() {
+	local total left folder tree count
+	total=$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")
+	left=$total
+	[ -f "$TREE/.git/tp4-sets" ] || { [ "$total" = 0 ] && return 0; die "no $TREE/.git/tp4-sets (make tree)"; }
+	while read -r folder tree count; do
+		[ "$count" = + ] && count=$left
+		[ "$count" -le "$left" ] 2>/dev/null ||
+			die "sets: $folder wants $count patches, $left are left of $total"
+		echo "$folder $tree $count"
+		left=$((left - count))
+	done < <(grep -vE '^[[:space:]]*(#|$)' "$TREE/.git/tp4-sets")
+	[ "$left" = 0 ] || die "sets: .git/tp4-sets leaves $left of $total commits in no set"
+}
 
 # export_series <dir>: write tp4-base..HEAD of the tree as git format-patch
-# files into <dir>, cover letter first. The cover letter's subject and text
-# are the branch description (make tree takes them from 0000); its Date is
-# the newest patch's, so that the same commits always give the same bytes.
+# files into <dir>, a folder per set (tree_sets), each with its cover letter
+# first, and <dir>/SETS. A cover letter's subject and text are the set's
+# .git/tp4-covers/<folder> (make tree takes them from its 0000); its Date
+# is the newest patch's of the set, so that the same commits always give
+# the same bytes.
 export_series() {
-	local dir=$1 n
+	local dir=$1 folder tree count prev=$BASE_TAG end i=0 date sets
+	local -a commits
 	rm -rf "$dir"; mkdir -p "$dir"
-	n=$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")
-	[ "$n" -gt 0 ] || return 0
-	GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
-	GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
-	git -C "$TREE" -c core.abbrev=12 format-patch -q -o "$dir" --zero-commit --no-signature \
-		--base="$BASE_TAG" \
-		--cover-letter --cover-from-description=subject \
-		--subject-prefix="$SUBJECT_PREFIX" "$BASE_TAG..HEAD"
-	local date
-	date=$(git -C "$TREE" log -1 --format=%aD HEAD)
-	sed -i "0,/^Date: .*/s//Date: $date/" "$dir/0000-cover-letter.patch"
+	mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD")
+	[ ${#commits[@]} -gt 0 ] || return 0
+	sets=$(tree_sets) || return 1
+	cp "$TREE/.git/tp4-sets" "$dir/SETS"
+	while read -r folder tree count; do
+		[ "$count" -gt 0 ] || continue
+		end=${commits[$((i + count - 1))]}
+		GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
+		GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
+		git -C "$TREE" -c core.abbrev=12 \
+			-c "branch.$BRANCH.description=$(cat "$TREE/.git/tp4-covers/$folder" 2>/dev/null)" \
+			format-patch -q -o "$dir/$folder" --zero-commit --no-signature \
+			--base="$BASE_TAG" \
+			--cover-letter --cover-from-description=subject \
+			--subject-prefix="PATCH $tree" "$prev..$end"
+		date=$(git -C "$TREE" log -1 --format=%aD "$end")
+		sed -i "0,/^Date: .*/s//Date: $date/" "$dir/$folder/0000-cover-letter.patch"
+		prev=$end
+		i=$((i + count))
+	done <<<"$sets"
 }
 
 # cover_description <0000-cover-letter.patch>: the subject and text of a
@@ -149,9 +189,21 @@ cover_description() {
 	' "$1"
 }
 
-# series_files: the numbered patches in patches/, cover letter excluded.
+# patch_sets: the sets of patches/ (patches/SETS), "<folder> <tree> <count>"
+# each, as written (a count may be "+").
+patch_sets() {
+	[ -f "$TOP/patches/SETS" ] || return 0
+	grep -vE '^[[:space:]]*(#|$)' "$TOP/patches/SETS"
+}
+
+# series_files: the numbered patches of patches/, set after set, cover
+# letters excluded.
 series_files() {
-	ls "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null | grep -v '/0000-' || true
+	local folder
+	for folder in $(patch_sets | awk '{ print $1 }'); do
+		ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
+			grep -v '/0000-' || true
+	done
 }
 
 # tree_state: "clean", "dirty" (uncommitted changes to tracked files),

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tree.sh: build/linux = the base tree, committed and tagged tp4-base, plus
-# the series of patches/ applied with git am (branch tp4).
+# the series of patches/ applied with git am (branch tp4), set after set
+# (patches/SETS, see lib.sh).
 #
 # An existing build/linux is kept when it already holds the series, and
 # brought up to date when only patches/ moved on; it is never thrown away
@@ -14,15 +15,28 @@ tarball=$("$TOP/scripts/base.sh")
 origin=$(cat "$BUILD/base/ORIGIN")
 
 apply_series() {
-	local files
+	local files folder tree count n
+	# The sets and each one's cover letter text, for make series.
+	rm -rf "$TREE/.git/tp4-covers"; mkdir -p "$TREE/.git/tp4-covers"
+	if [ -f "$TOP/patches/SETS" ]; then
+		cp "$TOP/patches/SETS" "$TREE/.git/tp4-sets"
+	else
+		rm -f "$TREE/.git/tp4-sets"
+	fi
 	files=$(series_files)
-	git -C "$TREE" config branch.$BRANCH.description \
-		"$(cover_description "$TOP/patches/0000-cover-letter.patch" 2>/dev/null || true)"
 	[ -n "$files" ] || { say "tree: no patches in patches/"; return 0; }
-	# shellcheck disable=SC2086
-	git -C "$TREE" am -q --committer-date-is-author-date $files ||
-		die "tree: git am failed (see above); the tree is left mid-am in $TREE"
-	say "tree: $(echo "$files" | wc -l) patches applied on $BASE_TAG"
+	while read -r folder tree count; do
+		cover_description "$TOP/patches/$folder/0000-cover-letter.patch" \
+			>"$TREE/.git/tp4-covers/$folder"
+		files=$(ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-')
+		n=$(echo "$files" | wc -l)
+		[ "$count" = + ] || [ "$count" = "$n" ] ||
+			die "tree: patches/SETS says $count patches for $folder, it has $n"
+		# shellcheck disable=SC2086
+		git -C "$TREE" am -q --committer-date-is-author-date $files ||
+			die "tree: git am failed on $folder (see above); the tree is left mid-am in $TREE"
+		say "tree: $folder: $n patches applied ($tree)"
+	done < <(patch_sets)
 }
 
 if [ -d "$TREE/.git" ]; then
