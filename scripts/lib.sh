@@ -157,14 +157,20 @@ export_series() {
 	while read -r folder tree count; do
 		[ "$count" -gt 0 ] || continue
 		end=${commits[$((i + count - 1))]}
+		# format-patch takes the cover letter from the description of
+		# the branch at the range's tip (git 2.39 has no
+		# --description-file): a branch of the set's own, for the time
+		# of the export.
+		git -C "$TREE" branch -f tp4-set "$end"
 		GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an HEAD) \
 		GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae HEAD) \
 		git -C "$TREE" -c core.abbrev=12 \
-			-c "branch.$BRANCH.description=$(cat "$TREE/.git/tp4-covers/$folder" 2>/dev/null)" \
+			-c "branch.tp4-set.description=$(cat "$TREE/.git/tp4-covers/$folder" 2>/dev/null)" \
 			format-patch -q -o "$dir/$folder" --zero-commit --no-signature \
 			--base="$BASE_TAG" \
 			--cover-letter --cover-from-description=subject \
-			--subject-prefix="PATCH $tree" "$prev..$end"
+			--subject-prefix="PATCH $tree" "$prev..tp4-set"
+		git -C "$TREE" branch -q -D tp4-set
 		date=$(git -C "$TREE" log -1 --format=%aD "$end")
 		sed -i "0,/^Date: .*/s//Date: $date/" "$dir/$folder/0000-cover-letter.patch"
 		prev=$end
