@@ -134,7 +134,8 @@ done
 
 # Each set as netdev takes it: a cover letter, at most SET_MAX patches.
 while read -r folder tree _; do
-	n=$(ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch | grep -vc '/0000-')
+	n=$(ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
+		grep -vc '/0000-' || true)
 	if [ ! -f "$TOP/patches/$folder/0000-cover-letter.patch" ]; then
 		warn "check-series: set $folder has no cover letter"
 		fail=1
