@@ -2,8 +2,9 @@
 /*
  * xskbench - AF_XDP reference numbers for the AF_PACKET V4 benchmark.
  *
- * One AF_XDP socket in copy mode (XDP_COPY) on one queue of one interface,
- * driven through libxdp's xsk API, measures one of:
+ * One AF_XDP socket in copy mode (XDP_COPY; with -Z zero-copy, XDP_ZEROCOPY,
+ * which needs -m drv and a driver that has it) on one queue of one
+ * interface, driven through libxdp's xsk API, measures one of:
  *
  *   rxdrop  received frames go straight back to the fill ring
  *   txpush  PKT_SIZE-byte frames, built once, BATCH per sendto() kick; a
@@ -20,6 +21,9 @@
  * "xskbench attach -M PIN" attaches the program and pins its XSKMAP at PIN,
  * (pingpong: attach on both ends, the peer's map given with -N PIN2),
  * "xskbench detach -M PIN" undoes it, and a run given -M PIN uses that map
+ * ("attach -X" attaches a program that returns XDP_TX for every frame
+ * instead: a run bound to the queue then sees none, and the driver sends
+ * each one back out of the interface from the socket's frame),
  * and neither attaches nor detaches: the harness keeps attach and detach
  * away from traffic (under QEMU's TCG, patching the XDP dispatcher while
  * another vCPU runs it can fault).
@@ -32,7 +36,9 @@
  * empty, so frames arriving meanwhile go to the stack.
  *
  * Copy-mode TX happens only inside sendto() (at most 32 frames a call), so
- * the loop kicks while the TX ring holds unconsumed descriptors. sendto()
+ * the loop kicks while the TX ring holds unconsumed descriptors; zero-copy
+ * TX is the driver's, which sendto() wakes (no XDP_USE_NEED_WAKEUP, as
+ * tpbench's V4 has no wake-up flag either), and the loop kicks the same. sendto()
  * failing with EBUSY means the driver dropped a frame (veth: the peer's
  * backlog was full); it completes anyway, counts in "errors" and is
  * taken out of "packets" at the end. "errors" also has the socket's
@@ -85,6 +91,8 @@ struct opts {
 	unsigned int cpu;
 	double seconds;
 	bool drv, use_poll, quiet;
+	bool zerocopy;		/* -Z: XDP_ZEROCOPY */
+	bool xdp_tx;		/* attach -X: XDP_TX, not the redirect */
 	const char *pin;	/* -M: the XSKMAP pinned by "attach" */
 	/* pingpong: the peer, its pinned XSKMAP and CPU; packets in flight */
 	const char *peer, *peer_pin;
@@ -118,10 +126,10 @@ static void __noreturn usage(void)
 {
 	fputs("usage: xskbench rxdrop|txpush|l2fwd -i IFNAME [-m skb|drv]\n"
 	      "       [-q QUEUE] [-d SECONDS] [-b BATCH] [-f FRAME_SIZE]\n"
-	      "       [-s PKT_SIZE] [-r RING_SIZE] [-c CPU] [-p] [-Q] [-M PIN]\n"
+	      "       [-s PKT_SIZE] [-r RING_SIZE] [-c CPU] [-p] [-Q] [-M PIN] [-Z]\n"
 	      "       xskbench pingpong -i IFNAME -P PEER -n N -M PIN -N PIN2\n"
 	      "       [-C PEER_CPU] [options as above]\n"
-	      "       xskbench attach|detach -i IFNAME [-m skb|drv] -M PIN\n",
+	      "       xskbench attach|detach -i IFNAME [-m skb|drv] -M PIN [-X]\n",
 	      stderr);
 	exit(1);
 }
@@ -172,7 +180,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQM:P:N:C:n:")) != -1) {
+	while ((c = getopt(argc, argv, "i:m:q:d:b:f:s:r:c:pQM:P:N:C:n:ZX")) != -1) {
 		if (c == 'i') {
 			o->ifname = optarg;
 		} else if (c == 'M') {
@@ -193,6 +201,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->use_poll = true;
 		} else if (c == 'Q') {
 			o->quiet = true;
+		} else if (c == 'Z') {
+			o->zerocopy = true;
+		} else if (c == 'X') {
+			o->xdp_tx = true;
 		} else if (!num_arg(nums, ARRAY_SIZE(nums), c, optarg)) {
 			usage();
 		}
@@ -206,6 +218,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		usage();
 	o->bench = c;
 	if ((o->bench == ATTACH || o->bench == DETACH) && !o->pin)
+		usage();
+	if ((o->zerocopy && !o->drv) || (o->xdp_tx && o->bench != ATTACH))
 		usage();
 	/* The harness attaches on both ends, away from the traffic. */
 	if (o->bench == PINGPONG &&
@@ -269,7 +283,7 @@ static int xsk_open(const struct opts *o, struct xsk *x)
 		.tx_size = o->ring_size,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.xdp_flags = xdp_mode(o),
-		.bind_flags = XDP_COPY,
+		.bind_flags = o->zerocopy ? XDP_ZEROCOPY : XDP_COPY,
 	};
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	int ret, tries;
@@ -326,9 +340,17 @@ static int frames_setup(const struct opts *o, struct xsk *x)
 	return 0;
 }
 
-/* bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS) */
-static int prog_load(int map_fd)
+/*
+ * bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS), or with -X
+ * "return XDP_TX" (the map is still made and pinned, for a run's socket).
+ */
+static int prog_load(const struct opts *o, int map_fd)
 {
+	const struct bpf_insn tx_insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = XDP_TX },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
 	struct bpf_insn insns[] = {
 		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_2,
 		  .src_reg = BPF_REG_1,
@@ -346,8 +368,12 @@ static int prog_load(int map_fd)
 		    .log_size = sizeof(log));
 	int fd;
 
-	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "xskbench_redir", "GPL", insns,
-			   ARRAY_SIZE(insns), &lo);
+	if (o->xdp_tx)
+		fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "xskbench_tx", "GPL",
+				   tx_insns, ARRAY_SIZE(tx_insns), &lo);
+	else
+		fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "xskbench_redir", "GPL",
+				   insns, ARRAY_SIZE(insns), &lo);
 	if (fd < 0) {
 		bench_fail(-fd, "bpf_prog_load");
 		fputs(log, stderr);
@@ -406,7 +432,7 @@ static int attach_pinned(const struct opts *o)
 				sizeof(int), o->queue + 1, NULL);
 	if (map_fd < 0)
 		return bench_fail(-map_fd, "bpf_map_create XSKMAP");
-	prog_fd = prog_load(map_fd);
+	prog_fd = prog_load(o, map_fd);
 	ret = prog_fd < 0 || xdp_attach(o, prog_fd);
 	if (!ret && bpf_obj_pin(map_fd, o->pin)) {
 		ret = bench_fail(errno, "bpf_obj_pin %s", o->pin);
@@ -714,7 +740,7 @@ static int prepare(const struct opts *o, struct bench_run *r)
 {
 	r->tool = "xskbench";
 	r->bench = bench_name[o->bench];
-	r->mode = o->drv ? "xdp-drv" : "xdp-skb";
+	r->mode = o->zerocopy ? "xdp-zc" : o->drv ? "xdp-drv" : "xdp-skb";
 	r->ifname = o->ifname;
 	r->pkt_size = o->pkt_size;
 	r->frame_size = o->frame_size;
@@ -773,7 +799,7 @@ int main(int argc, char **argv)
 			bench_fail(-map_fd, "bpf_map_create XSKMAP");
 			goto out;
 		}
-		prog_fd = prog_load(map_fd);
+		prog_fd = prog_load(&o, map_fd);
 		if (prog_fd < 0)
 			goto out;
 	}

@@ -124,6 +124,20 @@ if [ -x "$bin/tpacket4/tp4_zc_hw" ]; then
 		 TP4_ZC_IFNAME=hwa TP4_ZC_PEER=hwb exec ./tp4_zc_hw'
 fi
 
+# The wire (a boot with VM_WIRE, scripts/vm.sh): the virtio-net NICs QEMU
+# connects back to back, and zero-copy on them (scripts/guest-wire.sh),
+# here in the foreground: it attaches XDP programs.
+if grep -qs '^52:54:00:74:70:' /sys/class/net/*/address; then
+	t0=$(date +%s)
+	echo "# running guest-wire"
+	echo wire >"$out/running.$STREAM"
+	timeout 1800 "$(realpath "$(dirname "$0")")/guest-wire.sh" "$bin" "$out" \
+		>"$out/wire.log" 2>&1
+	echo "# guest-wire exited $?"
+	echo "wire $(( $(date +%s) - t0 ))s" >>"$out/times"
+	grep -E '^(not )?ok |^# [^ ]+\.c:[0-9]+:' "$out/wire.log"
+fi
+
 for name in psock_tpacket psock_fanout txring_overwrite; do
 	[ -x "$bin/net/$name" ] || continue
 	echo "# running $name"

@@ -290,7 +290,7 @@ touched_files() {
 build_tests() {
 	local kind=$1 who=$2 obj=$BUILD/obj-$1 bin=$BUILD/selftests t
 	local log=$BUILD/selftests.log
-	rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4"
+	rm -rf "$bin"; mkdir -p "$bin/net" "$bin/tpacket4" "$bin/bench"
 	kmake "$kind" -s headers >/dev/null
 	make -s -C "$TREE/tools/testing/selftests/net/tpacket4" OUTPUT="$bin/tpacket4" \
 		KHDR_INCLUDES="-isystem $obj/usr/include" >"$log" 2>&1 ||
@@ -317,6 +317,9 @@ build_tests() {
 		mkdir -p "$bin/pcap"
 		cp "$BUILD/pcap/bin/tcpdump" "$bin/pcap/"
 	fi
+	# xskbench (bench/), AF_XDP for the wire's checks (guest-wire.sh).
+	make -s -C "$TOP/bench" OUT="$bin/bench" "$bin/bench/xskbench" >>"$log" 2>&1 ||
+		{ tail -20 "$log"; die "$who: bench/xskbench does not build"; }
 	for t in psock_tpacket psock_fanout txring_overwrite; do
 		gcc -Wall -O2 -isystem "$obj/usr/include" \
 			-I"$TREE/tools/testing/selftests" -o "$bin/net/$t" \
@@ -330,10 +333,13 @@ build_tests() {
 # then the verdict (results.py), whose
 # last line is "N passed, N failed, N skipped". Returns 0 if all passed.
 # Call it as "run_tests ... || rc=$?": it goes on after a failed step.
+# The boot has the wire of scripts/vm.sh (VM_WIRE), TEST_WIRE's groups
+# (default "plain iommu big"; TEST_WIRE= for none); with the iommu group,
+# wire_swiotlb's boot (test.sh starts it earlier) is counted with it.
 run_tests() {
-	local kind=$1 who=$2 out=$BUILD/vm/test vrc rc
+	local kind=$1 who=$2 out=$BUILD/vm/test vrc rc boots=()
 	say "$who: booting the $kind kernel to run the tests ($(elapsed))"
-	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} \
+	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} VM_WIRE=${TEST_WIRE-plain iommu big} \
 		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $BUILD/selftests $out/tests"
 	vrc=$?
 	case $vrc in
@@ -356,11 +362,28 @@ run_tests() {
 			>"$out/tests/pcap@host.tap" 2>&1
 	fi
 	say "$who: results ($(elapsed)); logs in $out"
-	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" "$out/console.txt" >"$out/summary.txt"
+	if [[ " ${TEST_WIRE-plain iommu big} " == *" iommu "* ]]; then
+		boots=(--boot swiotlb "$BUILD/vm/swiotlb/dmesg.txt" "$BUILD/vm/swiotlb/tests"
+		       "$BUILD/vm/swiotlb/console.txt")
+	fi
+	python3 "$TOP/scripts/results.py" "$out/dmesg.txt" "$out/tests" "$out/console.txt" \
+		"${boots[@]}" >"$out/summary.txt"
 	rc=$?
 	cat "$out/summary.txt"
 	[ $vrc = 0 ] || rc=1
 	return $rc
+}
+
+# wire_swiotlb <kind>: a boot of the <kind> kernel with the wire's iommu
+# pair alone and swiotlb=force, every DMA buffer of that pair bounced (a
+# missing DMA sync shows as wrong bytes or lost packets), that runs
+# scripts/guest-wire.sh: its results in $BUILD/vm/swiotlb (run_tests counts
+# them, named "swiotlb: ..."), its output in $BUILD/vm/swiotlb.log.
+wire_swiotlb() {
+	local out=$BUILD/vm/swiotlb
+	VM_OUT=$out KIND=$1 VM_TIMEOUT=${WIRE_TIMEOUT:-1200} VM_WIRE=iommu VM_APPEND=swiotlb=force \
+		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-wire.sh $BUILD/selftests $out/tests" \
+		>"$BUILD/vm/swiotlb.log" 2>&1
 }
 
 # new_warnings <kind> <who> <state>: the W=1 and sparse warnings of the

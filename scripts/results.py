@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""results.py DMESG TESTDIR [CONSOLE]: the verdict of a test boot.
+"""results.py DMESG TESTDIR [CONSOLE] [--boot NAME DMESG TESTDIR CONSOLE]...:
+the verdict of a test boot, and of other boots of the same run (make
+test's swiotlb boot), whose results are named "NAME: ...".
 
 Reads the KUnit results (KTAP) from the guest's kernel log, the TAP output of
 each kselftest-harness program and the exit status of each plain test
@@ -52,16 +54,13 @@ def console_splats(path, known):
     return out
 
 
-def main():
-    if sys.argv[1] == '--splats':
-        found = splats(sys.argv[2])
-        print('\n'.join(found[:5]))
-        return 1 if found else 0
-    dmesg_path, testdir = sys.argv[1], sys.argv[2]
+def boot_results(dmesg_path, testdir, console_path, prefix=''):
+    """The results of one boot: (verdict, name, detail), each name
+    prefixed with @prefix."""
     results = []  # (verdict, name, detail)
 
     def add(verdict, name, detail=''):
-        results.append((verdict, name, detail))
+        results.append((verdict, prefix + name, detail))
 
     dmesg = []
     if os.path.exists(dmesg_path):
@@ -115,7 +114,7 @@ def main():
             prog += part
         # The patched tcpdump's checks (guest-pcap.sh) are not tpacket4's.
         label = {'pcap': 'pcap', 'vm-timeout': 'harness/vm-timeout',
-                 'count': 'harness/count'}.get(
+                 'count': 'harness/count', 'wire': 'wire'}.get(
             prog, 'tpacket4/%s' % prog)
         plan, seen = None, 0
         with open(os.path.join(testdir, name), errors='replace') as f:
@@ -160,8 +159,8 @@ def main():
     # not in the log (a panic) is named with where it happened (RIP).
     found = [l for l in dmesg if SPLAT.match(l)]
     console = []
-    if len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
-        console = console_splats(sys.argv[3], set(found))
+    if console_path and os.path.exists(console_path):
+        console = console_splats(console_path, set(found))
     if not dmesg:
         add('FAIL', 'kernel log', 'no kernel log from the guest')
     if console:
@@ -179,8 +178,31 @@ def main():
                    if len(l.split()) == 2]
         if mem:
             t, least = min(mem, key=lambda x: x[1])
-            print('# the guest had %d MiB available at least (%d s into '
-                  'the tests; %d samples)' % (least, t, len(mem)))
+            print('# %sthe guest had %d MiB available at least (%d s into '
+                  'the tests; %d samples)' % (prefix, least, t, len(mem)))
+    return results
+
+
+def main():
+    if sys.argv[1] == '--splats':
+        found = splats(sys.argv[2])
+        print('\n'.join(found[:5]))
+        return 1 if found else 0
+    args = sys.argv[1:]
+    boots = []
+    while '--boot' in args:
+        i = args.index('--boot')
+        boots.append(args[i + 1:i + 5])
+        del args[i:i + 5]
+    results = boot_results(args[0], args[1],
+                           args[2] if len(args) > 2 else None)
+    for name, dmesg_path, testdir, console_path in boots:
+        results += boot_results(dmesg_path, testdir, console_path,
+                                name + ': ')
+        if not (os.path.isdir(testdir) and
+                any(f.endswith('.tap') for f in os.listdir(testdir))):
+            results.append(('FAIL', '%s: boot' % name,
+                            'no TAP output in %s' % testdir))
 
     n = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
     for v, name, detail in results:
@@ -188,7 +210,7 @@ def main():
         print('%-4s %s%s' % (v, name, ' (%s)' % detail if detail else ''))
     # The log checks are not test runs.
     tests = sum(1 for _, name, _ in results
-                if not name.startswith(('kernel log', 'console:')))
+                if not name.split(': ')[-1].startswith(('kernel log', 'console')))
     if tests <= 0:
         print('FAIL no test ran')
         n['FAIL'] += 1

@@ -106,6 +106,16 @@ bg+=("$timeouts")
 say "test: building the selftests"
 build_tests $KIND test
 
+# The wire's swiotlb boot (lib.sh's wire_swiotlb, about 2 min alone),
+# beside the counting plugin's boots; counted with the tests.
+swiotlb=
+if [[ " ${TEST_WIRE-plain iommu big} " == *" iommu "* ]]; then
+	say "test: the wire with swiotlb=force (a boot of its own, in the background)"
+	wire_swiotlb $KIND &
+	swiotlb=$!
+	bg+=("$swiotlb")
+fi
+
 # The instruction counting plugin (bench/tp4count.c) on this kernel: two
 # short boots with it (inline and per-vCPU counters); counted with the
 # tests.
@@ -116,6 +126,8 @@ harness_test "$TOP/scripts/count-test.sh" "$BUILD/vm/count" count.tap \
 	"$TOP/bench/tp4mark.c" "$TOP/bench/tp4mark.h" "$kernel_id"
 
 wait "$timeouts" || true
+[ -z "$swiotlb" ] || wait "$swiotlb" ||
+	warn "test: the swiotlb boot exited $? (its results below; $BUILD/vm/swiotlb.log)"
 trap - EXIT
 # Both harness tests are counted with the guest's: a missing TAP file is a
 # failure, not a test fewer.

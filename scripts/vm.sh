@@ -18,6 +18,18 @@
 # VM_COUNT_PROFILE=1 profiles every window (the plugin's profile=1).
 # VM_TCG_THREAD=single runs all vCPUs in one TCG thread without counting.
 # VM_APPEND adds to the kernel's command line.
+# VM_WIRE gives the guest virtio-net NICs wired back to back, each group on
+# a QEMU hub of its own (a hub passes every frame to its other ports, and
+# holds the sender back while the receiver has no buffer): a list of
+#   plain  two NICs, MACs 52:54:00:74:70:00 and :01, QEMU's defaults (no
+#          VIRTIO_F_ACCESS_PLATFORM: the guest's driver uses no DMA API)
+#   iommu  two NICs, :10 and :11, iommu_platform=on (the DMA API, which
+#          AF_XDP zero-copy needs; QEMU refuses it on a transitional
+#          device, hence disable-legacy=on); with VM_APPEND=swiotlb=force
+#          their buffers bounce, and a missing DMA sync shows as wrong bytes
+#   big    one NIC, :20, mrg_rxbuf=off and host_mtu=9000: the driver's
+#          big-packets-only mode
+# The guest finds them by MAC (scripts/guest-wire.sh); 0x74 0x70 is "tp".
 #
 # Two bounds, so that a hung guest neither hangs the caller nor goes
 # without a word:
@@ -62,7 +74,29 @@ if [ -n "${VM_COUNT:-}" ]; then
 	esac
 fi
 
-say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${limit}s${VM_COUNT:+, counting instructions (${VM_COUNT_MODE:-inline})}"
+# wire_nic HUB ID MAC PROPS: one virtio-net NIC on a QEMU hub.
+wire=
+wire_nic() {
+	wire+=" -netdev hubport,id=$2,hubid=$1 -device virtio-net-pci,netdev=$2,mac=$3$4"
+}
+for g in ${VM_WIRE:-}; do
+	case $g in
+	plain)
+		wire_nic 1 tp4w0 52:54:00:74:70:00 ""
+		wire_nic 1 tp4w1 52:54:00:74:70:01 "" ;;
+	iommu)
+		wire_nic 2 tp4i0 52:54:00:74:70:10 ,disable-legacy=on,iommu_platform=on
+		wire_nic 2 tp4i1 52:54:00:74:70:11 ,disable-legacy=on,iommu_platform=on ;;
+	big)
+		wire_nic 3 tp4b0 52:54:00:74:70:20 ,mrg_rxbuf=off,host_mtu=9000 ;;
+	*) die "vm: VM_WIRE groups are plain, iommu and big (not $g)" ;;
+	esac
+done
+# vng joins its --qemu-opts with spaces and splits them again: no quoting,
+# none needed.
+[ -n "$wire" ] && qemu_opts+=("--qemu-opts=${wire# }")
+
+say "vm: booting $image (TCG, ${VM_CPUS:-2} CPUs, ${VM_MEMORY:-2G}), timeout ${limit}s${VM_WIRE:+, wire: $VM_WIRE}${VM_COUNT:+, counting instructions (${VM_COUNT_MODE:-inline})}"
 start=$(date +%s)
 
 # vng runs in a session of its own: QEMU and the helpers vng starts stay in
