@@ -144,8 +144,19 @@ while read -r folder tree _; do
 		warn "check-series: set $folder ($tree) has $n patches, more than the $SET_MAX netdev takes at a time"
 		fail=1
 	fi
+	# A set of fixes applies to the base alone, in an index of its own.
+	if fix_tree "$tree"; then
+		idx=$(mktemp)
+		if ! GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$BASE_TAG" ||
+		   ! GIT_INDEX_FILE=$idx git -C "$TREE" apply --cached \
+			$(ls "$TOP/patches/$folder"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-'); then
+			warn "check-series: set $folder ($tree, fixes) does not apply to the base alone"
+			fail=1
+		fi
+		rm -f "$idx"
+	fi
 done < <(patch_sets)
-[ $fail = 0 ] && say "check-series: $(patch_sets | wc -l) sets of at most $SET_MAX patches, each with its cover letter"
+[ $fail = 0 ] && say "check-series: $(patch_sets | wc -l) sets of at most $SET_MAX patches, each with its cover letter, the fixes applying to the base alone"
 
 # Return the worktree to the branch's head whatever happens below.
 restore() { git -C "$TREE" checkout -q --detach "$BRANCH" 2>/dev/null || true; }

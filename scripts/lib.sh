@@ -122,6 +122,13 @@ elapsed() {
 # make series exports again.
 SET_MAX=15
 
+# fix_tree <tree>: whether a set for <tree> is one of fixes, to the
+# base's own code, which applies to the base alone.
+fix_tree() {
+	case $1 in net | iwl-net | bpf) return 0 ;; esac
+	return 1
+}
+
 # tree_sets: the sets of the tree (.git/tp4-sets), "<folder> <tree> <count>"
 # each, counts resolved ("+": the commits left), comments dropped. Fails if
 # the counts do not add up to the branch's commits.
@@ -173,6 +180,11 @@ export_series() {
 		git -C "$TREE" branch -q -D tp4-set
 		date=$(git -C "$TREE" log -1 --format=%aD "$end")
 		sed -i "0,/^Date: .*/s//Date: $date/" "$dir/$folder/0000-cover-letter.patch"
+		# A set of fixes (net, iwl-net) applies to the base alone
+		# (check-series checks it): it needs none of the sets before.
+		if fix_tree "$tree"; then
+			sed -i '/^prerequisite-patch-id: /d' "$dir/$folder/0000-cover-letter.patch"
+		fi
 		prev=$end
 		i=$((i + count))
 	done <<<"$sets"
