@@ -53,6 +53,19 @@ run_tap() {
 	report "$out/$name.tap"
 }
 
+# run_script NAME SECS SCRIPT ARGS...: one of our guest scripts, SECS
+# seconds at most, its output in OUT/NAME.log, its wall time in OUT/times.
+run_script() {
+	local name=$1 secs=$2 script=$3 t0
+	shift 3
+	t0=$(date +%s)
+	echo "# running guest-$name"
+	echo "$name" >"$out/running.$STREAM"
+	timeout "$secs" "$(realpath "$(dirname "$0")")/$script" "$@" >"$out/$name.log" 2>&1
+	echo "# guest-$name exited $?"
+	echo "$name $(( $(date +%s) - t0 ))s" >>"$out/times"
+}
+
 # Two streams, one per vCPU, of about thirteen minutes each: in the
 # background tp4_zc_veth's teardown loop (the longest test), its
 # close/unregister races (the zcrace fixture) and the programs in BG; the
@@ -128,13 +141,9 @@ fi
 # connects back to back, and zero-copy on them (scripts/guest-wire.sh),
 # here in the foreground: it attaches XDP programs.
 if grep -qs '^52:54:00:74:70:' /sys/class/net/*/address; then
-	t0=$(date +%s)
-	echo "# running guest-wire"
-	echo wire >"$out/running.$STREAM"
-	timeout 1800 "$(realpath "$(dirname "$0")")/guest-wire.sh" "$bin" "$out" \
-		>"$out/wire.log" 2>&1
-	echo "# guest-wire exited $?"
-	echo "wire $(( $(date +%s) - t0 ))s" >>"$out/times"
+	run_script wire 1800 guest-wire.sh "$bin" "$out"
+	[ -s "$out/wire.tap" ] ||
+		printf '1..1\nnot ok 1 guest-wire did not finish (see wire.log)\n' >"$out/wire.tap"
 	grep -E '^(not )?ok |^# [^ ]+\.c:[0-9]+:' "$out/wire.log"
 fi
 
@@ -163,13 +172,7 @@ done
 # was hit) in OUT/pcap.log. As root, as the other programs of this stream:
 # its memlock checks charge root, as theirs do, and never at the same time.
 if [ -x "$bin/pcap/tcpdump" ]; then
-	t0=$(date +%s)
-	echo "# running guest-pcap"
-	echo pcap >"$out/running.$STREAM"
-	timeout 600 "$(realpath "$(dirname "$0")")/guest-pcap.sh" "$bin/pcap/tcpdump" "$out/pcap" \
-		>"$out/pcap.log" 2>&1
-	echo "# guest-pcap exited $?"
-	echo "pcap $(( $(date +%s) - t0 ))s" >>"$out/times"
+	run_script pcap 600 guest-pcap.sh "$bin/pcap/tcpdump" "$out/pcap"
 	cp "$out/pcap/pcap.tap" "$out/pcap.tap" 2>/dev/null ||
 		printf '1..1\nnot ok 1 guest-pcap did not finish (see pcap.log)\n' >"$out/pcap.tap"
 	grep -E '^(not )?ok |^# ' "$out/pcap.log"

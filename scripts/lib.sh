@@ -122,6 +122,10 @@ elapsed() {
 # make series exports again.
 SET_MAX=15
 
+# The wire of make test's boot (scripts/vm.sh's VM_WIRE groups); empty for
+# none. With the iommu group, test.sh adds the swiotlb boot.
+TEST_WIRE=${TEST_WIRE-plain iommu big}
+
 # fix_tree <tree>: whether a set for <tree> is one of fixes, to the
 # base's own code, which applies to the base alone.
 fix_tree() {
@@ -345,13 +349,12 @@ build_tests() {
 # then the verdict (results.py), whose
 # last line is "N passed, N failed, N skipped". Returns 0 if all passed.
 # Call it as "run_tests ... || rc=$?": it goes on after a failed step.
-# The boot has the wire of scripts/vm.sh (VM_WIRE), TEST_WIRE's groups
-# (default "plain iommu big"; TEST_WIRE= for none); with the iommu group,
-# wire_swiotlb's boot (test.sh starts it earlier) is counted with it.
+# The boot has TEST_WIRE's wire; with the iommu group, wire_swiotlb's
+# boot (test.sh starts it earlier) is counted with it.
 run_tests() {
 	local kind=$1 who=$2 out=$BUILD/vm/test vrc rc boots=()
 	say "$who: booting the $kind kernel to run the tests ($(elapsed))"
-	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} VM_WIRE=${TEST_WIRE-plain iommu big} \
+	VM_OUT=$out KIND=$kind VM_TIMEOUT=${VM_TIMEOUT:-2400} VM_WIRE=$TEST_WIRE \
 		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-tests.sh $BUILD/selftests $out/tests"
 	vrc=$?
 	case $vrc in
@@ -374,7 +377,7 @@ run_tests() {
 			>"$out/tests/pcap@host.tap" 2>&1
 	fi
 	say "$who: results ($(elapsed)); logs in $out"
-	if [[ " ${TEST_WIRE-plain iommu big} " == *" iommu "* ]]; then
+	if [[ " $TEST_WIRE " == *" iommu "* ]]; then
 		boots=(--boot swiotlb "$BUILD/vm/swiotlb/dmesg.txt" "$BUILD/vm/swiotlb/tests"
 		       "$BUILD/vm/swiotlb/console.txt")
 	fi

@@ -109,7 +109,7 @@ build_tests $KIND test
 # The wire's swiotlb boot (lib.sh's wire_swiotlb, about 2 min alone),
 # beside the counting plugin's boots; counted with the tests.
 swiotlb=
-if [[ " ${TEST_WIRE-plain iommu big} " == *" iommu "* ]]; then
+if [[ " $TEST_WIRE " == *" iommu "* ]]; then
 	say "test: the wire with swiotlb=force (a boot of its own, in the background)"
 	wire_swiotlb $KIND &
 	swiotlb=$!
