@@ -28,9 +28,10 @@
 #     built from it by test.sh, beside this script. One configuration for
 #     the prefixes, as a second one costs a second full rebuild wherever
 #     a patch changes a header most of the kernel includes (netdevice.h).
-#     And at the series' head, veth and i40e build without packet sockets
-#     (configs/nopacket.config: no packet-array library), calling none of
-#     its exports: the stubs of <linux/tpacket4.h> stand in.
+#     And at the series' head, veth, i40e and virtio-net build without
+#     packet sockets (configs/nopacket.config: no packet-array library),
+#     calling none of its exports: the stubs of <linux/tpacket4.h> stand
+#     in.
 #  3. No new W=1 or sparse (C=2) warning in the kernel .c files the series
 #     adds or changes (and so in the headers they include), against the
 #     same files of the base.
@@ -248,34 +249,35 @@ restore
 
 # --- 2b. the zero-copy drivers without packet sockets ---------------------------
 # With CONFIG_PACKET=n the packet-array library is not built (only
-# CONFIG_PACKET selects CONFIG_TPACKET4): veth and i40e, as modules, must
-# build against the stubs of <linux/tpacket4.h> and refer to none of the
-# library's exports, which would be missing at their load. The series'
-# head only, in a config of its own (build/obj-nopacket: the objects of
-# the two drivers, not a kernel).
+# CONFIG_PACKET selects CONFIG_TPACKET4): veth, i40e and virtio-net, as
+# modules, must build against the stubs of <linux/tpacket4.h> and refer to
+# none of the library's exports, which would be missing at their load. The
+# series' head only, in a config of its own (build/obj-nopacket: the
+# objects of the three drivers, not a kernel).
 if [ $fail = 0 ] && [ -f "$TREE/include/linux/tpacket4.h" ]; then
 	"$TOP/scripts/kconfig.sh" nopacket
 	key=$(git -C "$TREE" rev-parse "$BRANCH^{tree}")-$(sha256sum "$BUILD/obj-nopacket/.config" | cut -c1-16)
-	drivers=(drivers/net/veth.o drivers/net/ethernet/intel/i40e/)
+	drivers=(drivers/net/veth.o drivers/net/virtio_net.o drivers/net/ethernet/intel/i40e/)
 	log=$state/nopacket.log
 	if [ -f "$state/nopacket-$key" ]; then
-		say "check-series: veth and i40e without packet sockets (checked before)"
+		say "check-series: veth, i40e and virtio-net without packet sockets (checked before)"
 	elif ! kmake nopacket "${drivers[@]}" >"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -20 >&2
-		warn "check-series: veth or i40e does not build without packet sockets ($log)"
+		warn "check-series: veth, i40e or virtio-net does not build without packet sockets ($log)"
 		fail=1
 	else
 		exports=$(git -C "$TREE" grep -hoP 'EXPORT_SYMBOL\w*\(\K\w+' -- 'net/packet/tp4*.c' 'net/packet/tpacket4.c' | sort -u)
 		undef=$(nm -u "$BUILD/obj-nopacket/drivers/net/veth.o" \
+			"$BUILD/obj-nopacket/drivers/net/virtio_net.o" \
 			"$BUILD"/obj-nopacket/drivers/net/ethernet/intel/i40e/*.o |
 			awk '$1 == "U" { print $2 }' | sort -u)
 		missing=$(comm -12 <(echo "$exports") <(echo "$undef"))
 		if [ -n "$missing" ]; then
-			warn "check-series: without packet sockets veth or i40e still calls the library: $(echo $missing)"
+			warn "check-series: without packet sockets veth, i40e or virtio-net still calls the library: $(echo $missing)"
 			fail=1
 		else
 			touch "$state/nopacket-$key"
-			say "check-series: veth and i40e build without packet sockets, calling none of the library's $(echo "$exports" | wc -l) exports"
+			say "check-series: veth, i40e and virtio-net build without packet sockets, calling none of the library's $(echo "$exports" | wc -l) exports"
 		fi
 	fi
 fi

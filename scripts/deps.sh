@@ -9,7 +9,7 @@ set -euo pipefail
 VNG_VERSION=1.42
 PKGS="gcc make bc flex bison libelf-dev libssl-dev dwarves cpio kmod ccache
 sparse perl python3 python3-venv python3-ply python3-git qemu-system-x86 udev iproute2 util-linux
-xz-utils rsync git iputils-ping libcap2-bin
+xz-utils rsync git iputils-ping libcap2-bin ethtool
 libxdp-dev libbpf-dev pkg-config python3-matplotlib
 autoconf tcpdump python3-sphinx python3-yaml"
 

@@ -30,6 +30,8 @@
 #              (its tx_xdp_tx_drops stays): frames copied out of zero-copy
 #              buffers have no headroom for the header, which 7.3 refused
 #              (-EOVERFLOW) and set 5a gives an element of its own
+#   tp4_zc     V4 zero-copy on big: RX refused (EOPNOTSUPP: big-packets
+#              mode), TX alone taken (tpbench --txpush --zerocopy 0)
 # Exits 0: the TAP output decides.
 bin=$1
 out=$2
@@ -253,6 +255,26 @@ if [ -x "$xsk" ]; then
 			notok "af_xdp_zc: on $dev: exit $rc: $msg"
 		fi
 	done
+fi
+
+# V4 zero-copy on big: RX refused (big-packets mode posts page chains of
+# its own, EOPNOTSUPP), a TX ring alone taken.
+tpb=$bin/samples/tpbench
+if [ -x "$tpb" ] && [ -e /sys/class/net/big ]; then
+	msg=$("$tpb" -i big -r -v 4 -z 0 -d 1 -q 2>&1)
+	rc=$?
+	if [ $rc != 0 ] && [[ "$msg" == *"(EOPNOTSUPP)"* ]]; then
+		ok "tp4_zc: RX refused on big (EOPNOTSUPP: big-packets mode)"
+	else
+		notok "tp4_zc: RX on big: exit $rc: $msg"
+	fi
+	msg=$("$tpb" -i big -t -v 4 -z 0 -d 1 -q 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && [[ "$msg" == *'"packets":'* ]]; then
+		ok "tp4_zc: TX alone on big"
+	else
+		notok "tp4_zc: TX on big: exit $rc: $msg"
+	fi
 fi
 
 finish
