@@ -32,6 +32,9 @@
 #              (-EOVERFLOW) and set 5a gives an element of its own
 #   tp4_zc     V4 zero-copy on big: RX refused (EOPNOTSUPP: big-packets
 #              mode), TX alone taken (tpbench --txpush --zerocopy 0)
+#   xdp_tx_zc_toggle  V4 zero-copy TX bound to wa and closed again 40
+#              times while wa's XDP program bounces wb's flood (XDP_TX on
+#              the send queue each close resets); then all N bounced
 # Exits 0: the TAP output decides.
 bin=$1
 out=$2
@@ -278,6 +281,52 @@ if [ -x "$tpb" ] && [ -e /sys/class/net/big ]; then
 		ok "tp4_zc: TX alone on big"
 	else
 		notok "tp4_zc: TX on big: exit $rc: $msg"
+	fi
+fi
+
+# ---- XDP_TX while a V4 zero-copy TX socket comes and goes ----
+# wa bounces every frame wb floods it with (an XDP_TX program: wa's one
+# send queue, shared with the stack), while V4 zero-copy TX takes wa's
+# queue pair and gives it back, $TOGGLES times: each give-back resets that
+# send queue, which XDP_TX must not touch meanwhile (a frame completed by
+# the reset and by XDP_TX's own clean-up would be freed twice, or lost).
+# Then, the flood stopped, XDP_TX still bounces all $N frames. make test
+# fails on any splat in the guest's dmesg.
+TOGGLES=${TOGGLES:-40}
+if [ -x "$tpb" ] && [ -x "$xsk" ] && has plain; then
+	pinw=/sys/fs/bpf/tp4wire_wa
+	rm -f "$pinw"
+	if "$xsk" attach -i wa -m drv -M "$pinw" -X; then
+		ip link set wb promisc on
+		echo rem_device_all >$pg/kpktgend_0
+		echo "add_device wb" >$pg/kpktgend_0
+		echo "count 0" >$pg/wb
+		echo "pkt_size 64" >$pg/wb
+		echo "delay 0" >$pg/wb
+		echo "dst_mac $(cat /sys/class/net/wa/address)" >$pg/wb
+		echo start >$pg/pgctrl &
+		fpid=$!
+		bad=0
+		for i in $(seq "$TOGGLES"); do
+			"$tpb" -i wa -t -v 4 -z 0 -d 1 -q >/dev/null 2>&1 || bad=$((bad + 1))
+		done
+		echo stop >$pg/pgctrl
+		wait $fpid 2>/dev/null
+		echo rem_device_all >$pg/kpktgend_0
+		sleep 1
+		rx0=$(stat wb rx_packets)
+		send wb "$(cat /sys/class/net/wa/address)" $N 64 50000
+		wait_for "eval echo \$((\$(stat wb rx_packets) - rx0))" $N
+		got=$(( $(stat wb rx_packets) - rx0 ))
+		if [ $bad = 0 ] && [ $got = $N ]; then
+			ok "xdp_tx_zc_toggle: $TOGGLES V4 zero-copy TX binds on wa under XDP_TX, then all $N bounced"
+		else
+			notok "xdp_tx_zc_toggle: $bad of $TOGGLES tpbench runs failed; $got of $N bounced after"
+		fi
+		ip link set wb promisc off
+		"$xsk" detach -i wa -m drv -M "$pinw"
+	else
+		notok "xdp_tx_zc_toggle: the XDP_TX program does not attach to wa"
 	fi
 fi
 
