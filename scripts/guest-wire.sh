@@ -298,13 +298,8 @@ if [ -x "$tpb" ] && [ -x "$xsk" ] && has plain; then
 	rm -f "$pinw"
 	if "$xsk" attach -i wa -m drv -M "$pinw" -X; then
 		ip link set wb promisc on
-		echo rem_device_all >$pg/kpktgend_0
-		echo "add_device wb" >$pg/kpktgend_0
-		echo "count 0" >$pg/wb
-		echo "pkt_size 64" >$pg/wb
-		echo "delay 0" >$pg/wb
-		echo "dst_mac $(cat /sys/class/net/wa/address)" >$pg/wb
-		echo start >$pg/pgctrl &
+		# count 0: until stopped.
+		send wb "$(cat /sys/class/net/wa/address)" 0 &
 		fpid=$!
 		bad=0
 		for i in $(seq "$TOGGLES"); do
@@ -312,7 +307,6 @@ if [ -x "$tpb" ] && [ -x "$xsk" ] && has plain; then
 		done
 		echo stop >$pg/pgctrl
 		wait $fpid 2>/dev/null
-		echo rem_device_all >$pg/kpktgend_0
 		sleep 1
 		rx0=$(stat wb rx_packets)
 		send wb "$(cat /sys/class/net/wa/address)" $N 64 50000
