@@ -38,6 +38,10 @@ report() {
 	grep -E '^(not )?ok |^# [^ ]+\.c:[0-9]+:|^# [A-Za-z]+Error: ' "$1"
 }
 
+# kmark TEXT: TEXT in the kernel log (results.py prints the last marks
+# before a splat: what ran then).
+kmark() { echo "guest-tests: $*" >/dev/kmsg 2>/dev/null; }
+
 # run_tap NAME DIR CMD...: a kselftest-harness program (or tpbench-check),
 # its TAP output in OUT/NAME.tap and its wall time in OUT/times.
 run_tap() {
@@ -46,6 +50,7 @@ run_tap() {
 	t0=$(date +%s)
 	echo "# running $name"
 	echo "$name" >"$out/running.$STREAM"
+	kmark "running $name"
 	( cd "$dir" && in_netns "$@" ) >"$out/$name.tap" 2>&1
 	rc=$?
 	echo "$name $(( $(date +%s) - t0 ))s" >>"$out/times"
@@ -61,6 +66,7 @@ run_script() {
 	t0=$(date +%s)
 	echo "# running guest-$name"
 	echo "$name" >"$out/running.$STREAM"
+	kmark "running guest-$name"
 	timeout "$secs" "$(realpath "$(dirname "$0")")/$script" "$@" >"$out/$name.log" 2>&1
 	echo "# guest-$name exited $?"
 	echo "$name $(( $(date +%s) - t0 ))s" >>"$out/times"
@@ -151,6 +157,7 @@ for name in psock_tpacket psock_fanout txring_overwrite; do
 	[ -x "$bin/net/$name" ] || continue
 	echo "# running $name"
 	echo "net/$name" >"$out/running.$STREAM"
+	kmark "running net/$name"
 	( cd "$bin/net" && in_netns "./$name" ) >"$out/$name.log" 2>&1
 	rc=$?
 	case $rc in

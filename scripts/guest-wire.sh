@@ -25,9 +25,10 @@
 #              receives exactly the N frames pktgen sends from ia; refused
 #              (EINVAL) on the plain pair and on big, which have no DMA API
 #   af_xdp_zc_xdp_tx  the same socket's queue with an XDP program that
-#              returns XDP_TX: ia, promiscuous, gets all N back, N * 64
-#              bytes (no virtio header in them), and ib's driver drops none
-#              (its tx_xdp_tx_drops stays): frames copied out of zero-copy
+#              returns XDP_TX: ia, promiscuous, gets each frame back, 64
+#              bytes (no virtio header in it), or ib's driver counts it
+#              dropped (tx_xdp_tx_drops: XDP_TX into a full send queue),
+#              at least half back: frames copied out of zero-copy
 #              buffers have no headroom for the header, which 7.3 refused
 #              (-EOVERFLOW) and set 5a gives an element of its own
 #   tp4_zc     V4 zero-copy on big: RX refused (EOPNOTSUPP: big-packets
@@ -51,6 +52,9 @@ ok() { n=$((n + 1)); results+=("ok $n $*"); }
 notok() { n=$((n + 1)); results+=("not ok $n $*"); }
 skip() { n=$((n + 1)); results+=("ok $n $1 # SKIP ${*:2}"); }
 say() { echo "# $*"; }
+# kmark TEXT: TEXT in the kernel log (results.py prints the last marks
+# before a splat: what ran then).
+kmark() { echo "guest-wire: $*" >/dev/kmsg 2>/dev/null; }
 finish() {
 	{
 		echo "TAP version 13"
@@ -168,6 +172,7 @@ delivers() {
 		notok "delivers: $a to $b: $(( $(stat "$a" tx_packets) - tx0 )) sent, $(( $(stat "$b" rx_packets) - rx0 )) received of $N, $(( $(stat "$b" rx_bytes) - b0 )) bytes"
 	fi
 }
+kmark "delivers"
 has plain && delivers wa wb && delivers wb wa
 has iommu && delivers ia ib && delivers ib ia
 
@@ -197,6 +202,7 @@ xsk_stop() {
 if [ ! -x "$xsk" ]; then
 	skip "af_xdp_zc" "no $xsk"
 elif has iommu; then
+	kmark "af_xdp_zc"
 	r0=$(ethstat ib rx_xdp_redirects)
 	if xsk_start ib; then
 		send ia "$(cat /sys/class/net/ib/address)" $N
@@ -214,6 +220,7 @@ elif has iommu; then
 	sed 's/^/# /' "$out/wire.xsk"
 
 	# XDP_TX from the socket's frames, back to ia.
+	kmark "af_xdp_zc_xdp_tx"
 	ip link set ia promisc on
 	rm -f "$pin"
 	if "$xsk" attach -i ib -m drv -M "$pin" -X; then
@@ -222,20 +229,23 @@ elif has iommu; then
 		d0=$(ethstat ib tx_xdp_tx_drops)
 		t0=$(ethstat ib rx_xdp_tx)
 		if xsk_start ib -M "$pin"; then
-			# Paced: XDP_TX has no back-pressure, and a send
-			# queue QEMU drains late (the swiotlb boot runs
-			# beside the counting plugin's) drops what finds it
-			# full (tx_xdp_tx_drops), 9 of 2000 once.
+			# Paced; still, XDP_TX has no back-pressure: a
+			# send queue QEMU drains late (the swiotlb boot runs
+			# beside the counting plugin's, on a busy host) drops
+			# what finds it full, counted in tx_xdp_tx_drops (9,
+			# then 95 of 2000 on CI). So each frame is either
+			# back or counted as dropped, and most come back
+			# (7.3 without set 5a: 0 of 2000, all dropped).
 			send ia "$(cat /sys/class/net/ib/address)" $N 64 50000
-			wait_for "eval echo \$((\$(stat ia rx_packets) - rx0))" $N
+			wait_for "eval echo \$((\$(stat ia rx_packets) - rx0 + \$(ethstat ib tx_xdp_tx_drops) - d0))" $N
 			xsk_stop >/dev/null
 			got=$(( $(stat ia rx_packets) - rx0 ))
 			bytes=$(( $(stat ia rx_bytes) - b0 ))
 			drops=$(( $(ethstat ib tx_xdp_tx_drops) - d0 ))
 			tx=$(( $(ethstat ib rx_xdp_tx) - t0 ))
-			if [ $got = $N ] && [ $bytes = $((N * 64)) ] &&
-			   [ $drops = 0 ] && [ $tx = $N ]; then
-				ok "af_xdp_zc_xdp_tx: ib sends all $N back from its zero-copy frames, 64 bytes each"
+			if [ $((got + drops)) = $N ] && [ $((got * 2)) -ge $N ] &&
+			   [ $bytes = $((got * 64)) ] && [ $tx = $N ]; then
+				ok "af_xdp_zc_xdp_tx: ib sends $got of $N back from its zero-copy frames, 64 bytes each, $drops counted dropped (a full send queue)"
 			else
 				notok "af_xdp_zc_xdp_tx: ia got $got of $N back ($bytes bytes, want $((N * 64))); ib: rx_xdp_tx $tx, tx_xdp_tx_drops $drops"
 			fi
@@ -268,6 +278,7 @@ fi
 # its own, EOPNOTSUPP), a TX ring alone taken.
 tpb=$bin/samples/tpbench
 if [ -x "$tpb" ] && [ -e /sys/class/net/big ]; then
+	kmark "tp4_zc on big"
 	msg=$("$tpb" -i big -r -v 4 -z 0 -d 1 -q 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && [[ "$msg" == *"(EOPNOTSUPP)"* ]]; then
@@ -294,6 +305,7 @@ fi
 # fails on any splat in the guest's dmesg.
 TOGGLES=${TOGGLES:-40}
 if [ -x "$tpb" ] && [ -x "$xsk" ] && has plain; then
+	kmark "xdp_tx_zc_toggle"
 	pinw=/sys/fs/bpf/tp4wire_wa
 	rm -f "$pinw"
 	if "$xsk" attach -i wa -m drv -M "$pinw" -X; then
@@ -332,6 +344,7 @@ hw() {
 	local a=$1 b=$2 tag=$3 t0
 	t0=$(date +%s)
 	echo "# running tp4_zc_hw@+$tag"
+	kmark "running tp4_zc_hw@+$tag"
 	( cd "$bin/tpacket4" && TP4_ZC_IFNAME=$a TP4_ZC_PEER=$b timeout 900 ./tp4_zc_hw ) \
 		>"$out/tp4_zc_hw@+$tag.tap" 2>&1
 	echo "# tp4_zc_hw@+$tag exited $?"

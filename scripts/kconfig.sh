@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kconfig.sh <bench|debug|modular|nopacket>: write the .config of a kernel kind into its O=
+# kconfig.sh <bench|debug|dmadebug|modular|nopacket>: write the .config of a kernel kind into its O=
 # directory (tinyconfig + fragments + olddefconfig) and check that every
 # option the fragments ask for made it. The .config is only rewritten when
 # it changes, so that an unchanged config never throws ccache's work away.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: kconfig.sh bench|debug|modular|nopacket}
+kind=${1:?usage: kconfig.sh bench|debug|dmadebug|modular|nopacket}
 case $kind in
 bench) frags=("$TOP/configs/tpacket4.config") ;;
 debug) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/debug.config") ;;
+# The debug config with DMA API debugging (lib.sh's wire_dmadebug).
+dmadebug) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/debug.config" "$TOP/configs/dmadebug.config") ;;
 # check-series only: the bench config with AF_PACKET and the drivers =m.
 modular) frags=("$TOP/configs/tpacket4.config" "$TOP/configs/modular.config") ;;
 # check-series only: the modular config without packet sockets.

@@ -35,6 +35,31 @@ def splats(path):
     return [l for l in lines if SPLAT.match(l)]
 
 
+# The first splat of each boot, as the kernel printed it (its call trace):
+# main() prints them last, where a run's tail (CI's) shows them.
+REPORTS = []
+
+
+def splat_report(lines, limit=60):
+    """The lines of the first splat in @lines (stamps off): from its first
+    line to the report's end (KASAN's and UBSAN's closing rule, a trace's
+    end marker), @limit lines at most; and the guest's markers before it
+    (what ran then)."""
+    for i, l in enumerate(lines):
+        if SPLAT.match(l):
+            break
+    else:
+        return []
+    marks = [m for m in lines[:i] if 'guest-' in m and ': ' in m][-3:]
+    out = []
+    for l in lines[i:i + limit]:
+        out.append(l)
+        if len(out) > 1 and (l.startswith('=====') or
+                             l.startswith('---[ end trace')):
+            break
+    return marks + out
+
+
 def console_splats(path, known):
     """The splats of a guest's console (serial: CRLF) that are not in
     @known (the kernel log's): its kernel lines only (stamped; the rest is
@@ -167,6 +192,7 @@ def boot_results(dmesg_path, testdir, console_path, prefix=''):
         add('FAIL', 'console: no splat', '; '.join(console[:5]))
     if found:
         add('FAIL', 'kernel log: no splat', '; '.join(found[:5]))
+        REPORTS.append((prefix, dmesg_path, splat_report(dmesg)))
     elif dmesg and not console:
         add('PASS', 'kernel log: no splat')
 
@@ -214,6 +240,10 @@ def main():
     if tests <= 0:
         print('FAIL no test ran')
         n['FAIL'] += 1
+    for prefix, path, lines in REPORTS:
+        print('# %sthe first splat of %s:' % (prefix, path))
+        for l in lines:
+            print('#   %s' % l)
     print('%d passed, %d failed, %d skipped' % (n['PASS'], n['FAIL'], n['SKIP']))
     return 1 if n['FAIL'] else 0
 
