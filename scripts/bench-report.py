@@ -42,7 +42,8 @@ SPREAD_GOAL = 0.02
 
 MODES = [  # column id, heading
     ('v2', 'V2'), ('v3', 'V3'), ('v4', 'V4'), ('v4zc', 'V4+ZC'),
-    ('xdp-drv', 'AF_XDP'), ('shm', 'shm ring (emulator check)'),
+    ('xdp-drv', 'AF_XDP'), ('xdp-zc', 'AF_XDP ZC'),
+    ('shm', 'shm ring (emulator check)'),
     # The capture row: pktgen alone, no capture: the ceiling.
     ('pktgen', 'pktgen'),
 ]
@@ -73,6 +74,14 @@ ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp[, variant]]
     ('l2fwd-64 ping-pong GRO', 'pingpong', 64, 64, False, '', 'gro'),
     ('capture 64B', 'capture', 64, 0, False),
     ('capture 1500B', 'capture', 1500, 0, False),
+    # The wire: two virtio-net NICs back to back (QEMU's hub), pktgen on
+    # one (CPU 0), the program on the other (CPU 1, with its interrupts).
+    ('wire rxdrop 64B', 'rxdrop', 64, 0, False, '', 'wire'),
+    ('wire rxdrop 1500B', 'rxdrop', 1500, 0, False, '', 'wire'),
+    ('wire l2fwd 64B', 'l2fwd', 64, 0, False, '', 'wire'),
+    ('wire l2fwd 1500B', 'l2fwd', 1500, 0, False, '', 'wire'),
+    ('wire txpush 64B', 'txpush', 64, 0, False, '', 'wire'),
+    ('wire txpush 1500B', 'txpush', 1500, 0, False, '', 'wire'),
 ]
 
 # The capture row's goal: V4+ZC captures GOAL_X times what V3 captures, or
@@ -116,6 +125,11 @@ def attach_counts(lines, windows):
         if n > 0:
             c.update(kpp=w['kernel'] / n, upp=w['user'] / n,
                      ipp=w['idle'] / n)
+            # CPU 1's alone: the wire's rows run the program and the
+            # receiving NIC's NAPIs there (pktgen on CPU 0).
+            if len(w['vcpus']) > 1:
+                k1, u1, _ = w['vcpus'][1]
+                c.update(cpu1pp=(k1 + u1) / n, cpu1kpp=k1 / n)
         r['count'] = c
 
 
@@ -132,7 +146,7 @@ def count_cell(sel):
     """A cell's instructions per packet: median, min, max, spread of
     kernel, user and idle, over the runs that have them."""
     c = {}
-    for k in ('kpp', 'upp', 'ipp'):
+    for k in ('kpp', 'upp', 'ipp', 'cpu1pp', 'cpu1kpp'):
         v = [r['count'][k] for r in sel if k in r.get('count', {})]
         if v:
             c[k] = {'median': statistics.median(v), 'min': min(v),
@@ -152,7 +166,9 @@ def count_net(rows):
             k = c.get('count', {})
             if 'kpp' not in k or m == 'pktgen':
                 continue
-            fed = r['bench'] in FED
+            # The wire's pktgen is not veth's: none is taken off (its
+            # rows are reported per CPU, wire_tables()).
+            fed = r['bench'] in FED and r['variant'] != 'wire'
             g = gen.get(r['pkt_size']) if fed else 0.0
             if g is None:
                 continue
@@ -288,7 +304,7 @@ def input_bound(rows):
           if r['bench'] == 'rxdrop' and not r['poll'] and not r['xdp'] and
           not r['variant'] for m, c in r['cells'].items()}
     for r in rows:
-        if r['bench'] not in FED:
+        if r['bench'] not in FED or r['variant'] == 'wire':
             continue
         for m, c in r['cells'].items():
             if m == 'pktgen':
@@ -443,10 +459,15 @@ def markdown(rows, meta, failed):
             r['row'], dict(MODES).get(m, m),
             fmt_ratio(c.get('ratio_noxdp')), fmt_ratio(c.get('ratio_v3')))
             for r in xdps for m, c in r['cells'].items()]
-    counted = [r for r in rows
-               if any('count' in c for c in r['cells'].values())]
+    counted = [r for r in rows if r['variant'] != 'wire' and
+               any('count' in c for c in r['cells'].values())]
     if counted:
-        out += count_tables(counted, cols, rcols)
+        out += count_tables(counted, columns(counted),
+                            [c for c in rcols if c in columns(counted)])
+    wired = [r for r in rows if r['variant'] == 'wire']
+    if wired:
+        out += wire_tables(wired, [c for c in rcols
+                                   if c in columns(wired)])
     bound = [(r['row'], dict(MODES).get(m, m), c['input_bound'])
              for r in rows for m, c in r['cells'].items()
              if c.get('input_bound')]
@@ -513,6 +534,92 @@ def markdown(rows, meta, failed):
                                         ' '.join(f.get('error', '').split())[:300])
                 for f in failed]
     return '\n'.join(out) + '\n'
+
+
+def wire_tables(rows, cols):
+    """The wire's rows: instructions per packet on CPU 1 (the receiving
+    NIC's NAPIs and the program; for txpush the sender and its NIC's
+    completions), on both vCPUs, their ratios to V3, and V4+ZC to AF_XDP
+    zero-copy."""
+    def stat(key):
+        def cell(c):
+            k = c.get('count', {}).get(key)
+            if not k:
+                return ''
+            return '%.0f (%.1f%%)' % (k['median'], 100 * k['spread'])
+        return cell
+
+    def to(ref, key):
+        def cell(c, r):
+            a = c.get('count', {}).get(key, {}).get('median')
+            b = r['cells'].get(ref, {}).get('count', {}).get(key, {}).get(
+                'median')
+            return '%.2f' % (a / b) if a and b else ''
+        return cell
+
+    def rtable(title, fn):
+        out = ['', '### ' + title, '',
+               '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
+               '|---|' + '---:|' * len(cols)]
+        for r in rows:
+            out.append('| %s | %s |' % (r['row'], ' | '.join(
+                fn(r['cells'][m], r) if m in r['cells'] else ''
+                for m, _ in cols)))
+        return out
+    out = ['', '## The wire: virtio-net to virtio-net', '',
+           'pktgen sends out of one virtio-net NIC (CPU 0) to the other, '
+           "promiscuous, through QEMU's hub; the program runs on that one "
+           '(CPU 1), whose interrupts, hence NAPIs, are on CPU 1 too; '
+           'l2fwd sends each packet back out of it, txpush sends out of '
+           'it, to an address QEMU drops. Both NICs have the DMA API '
+           '(iommu_platform=on), so that AF_XDP zero-copy runs. AF_XDP: '
+           'native XDP redirecting to a copy-mode socket; AF_XDP ZC: to a '
+           'zero-copy one. Instructions counted by the emulator in each '
+           "run's window, per packet the run counted: median over the "
+           'rounds (spread). What a received packet costs in copies and '
+           'skbs (from the code): V2, V3 and V4 an skb that '
+           'receive_mergeable() builds (64 bytes copied into its head; '
+           '1500 bytes: the skb built around the buffer, or its Ethernet '
+           'header copied and the rest a page fragment) and one copy into '
+           'the ring; AF_XDP one copy (xsk_rcv()) from the RX buffer '
+           'XDP ran on, no skb; V4+ZC and AF_XDP ZC none and none: the '
+           'device writes into the frame. Sent: V4 one copy into an skb, '
+           'AF_XDP one copy into an skb, V4+ZC and AF_XDP ZC none: the '
+           'device reads the frame.']
+    if any('cpu1pp' in c.get('count', {}) for r in rows
+           for c in r['cells'].values()):
+        out += rtable('CPU 1, kernel and user instructions per packet: '
+                      'median (spread)',
+                      lambda c, r: stat('cpu1pp')(c))
+        out += rtable('CPU 1, kernel instructions per packet',
+                      lambda c, r: stat('cpu1kpp')(c))
+        out += rtable('CPU 1, kernel and user, ratio to V3 (below 1: '
+                      'cheaper)', to('v3', 'cpu1pp'))
+        out += rtable('CPU 1, kernel and user, ratio to AF_XDP ZC',
+                      to('xdp-zc', 'cpu1pp'))
+    # A copy mode can drop in the kernel after the driver's work (its
+    # ring full), which its count per packet received then includes; a
+    # zero-copy mode leaves what it cannot take in the device (the hub
+    # holds pktgen back). What each received of what pktgen sent:
+    fed = [r for r in rows if r['bench'] in FED]
+    if any('of_sent' in c for r in fed for c in r['cells'].values()):
+        out += ['', '### Received of what pktgen sent while the program '
+                'ran (median; its set-up and teardown included, so below 1 '
+                'even with no drop: compare the modes)', '',
+                '| benchmark | ' + ' | '.join(h for _, h in cols) + ' |',
+                '|---|' + '---:|' * len(cols)]
+        for r in fed:
+            out.append('| %s | %s |' % (r['row'], ' | '.join(
+                '%.2f' % r['cells'][m]['of_sent']
+                if 'of_sent' in r['cells'].get(m, {}) else ''
+                for m, _ in cols)))
+    out += rtable('Both vCPUs, kernel and user instructions per packet '
+                  '(pktgen\'s included)',
+                  lambda c, r: '%.0f' % (c['count']['kpp']['median'] +
+                                         c['count'].get('upp', {}).get(
+                                             'median', 0))
+                  if 'kpp' in c.get('count', {}) else '')
+    return out
 
 
 def count_tables(rows, cols, rcols):

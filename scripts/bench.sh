@@ -19,6 +19,7 @@
 # guest-bench.sh; BENCH_ROWS=capture: the capture row alone), BENCH_SIZES
 # the packet sizes (default "64 1500");
 # BENCH_CAPTURE_BUF the capture row's tcpdump -B (KiB, default 16384);
+# BENCH_WIRE=0 boots without the wire (no wire rows: see guest-bench.sh);
 # VM_TIMEOUT the boot's limit (default: from those).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -71,11 +72,11 @@ esac
 
 secs=${BENCH_SECS:-2}
 runs=${BENCH_RUNS:-5}
-# At most 75 runs a round (67 today with V4+ZC, the XDP and GRO rows, the
-# libpcap settings and pktgen alone) of (secs + 4) s each (the plugin slows
-# the set-up), 8 capture runs of (secs + 8) s (tcpdump starts, drains its
-# ring, stops), and the boot.
-timeout=${VM_TIMEOUT:-$(( runs * (75 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
+# At most 110 runs a round (67 on the veth pair today with V4+ZC, the XDP
+# and GRO rows, the libpcap settings and pktgen alone; 36 on the wire) of
+# (secs + 4) s each (the plugin slows the set-up), 8 capture runs of
+# (secs + 8) s (tcpdump starts, drains its ring, stops), and the boot.
+timeout=${VM_TIMEOUT:-$(( runs * (110 * (secs + 4) + 8 * (secs + 8)) + 600 ))}
 say "bench: booting the $KIND kernel: $runs rounds of ${secs}s runs ($(elapsed))"
 # vm.sh keeps the kernel's console in vm/console.txt (a panic never
 # reaches dmesg.txt) and shows only its splats among the progress lines.
@@ -87,7 +88,11 @@ set +e
 # every run after the switch change with how often its programs read the
 # clock (tpbench's reader, once a turn, went from 1 to 200 million kernel
 # instructions a window).
-env "${vm_count[@]}" VM_APPEND=tsc=reliable VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
+# VM_WIRE=iommu: the wire's rows (guest-bench.sh), on two virtio-net NICs
+# with the DMA API, where AF_XDP zero-copy runs too (BENCH_WIRE=0: none).
+wire=iommu
+[ "${BENCH_WIRE:-1}" = 0 ] && wire=
+env "${vm_count[@]}" VM_APPEND=tsc=reliable VM_WIRE=$wire VM_OUT=$res/vm KIND=$KIND VM_TIMEOUT=$timeout \
 	"$TOP/scripts/vm.sh" "BENCH_COUNT=$count BENCH_SECS=$secs BENCH_RUNS=$runs BENCH_ROWS='${BENCH_ROWS:-}' BENCH_MODES='${BENCH_MODES:-}' BENCH_SIZES='${BENCH_SIZES:-}' BENCH_CAPTURE_BUF='${BENCH_CAPTURE_BUF:-}' $TOP/scripts/guest-bench.sh $bin $res/vm" 2>&1
 vrc=$?
 set -e

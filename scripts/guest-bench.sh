@@ -56,6 +56,14 @@
 #                  running; then pktgen stops, tcpdump drains its ring and
 #                  SIGINT gives the totals (drops, all that pktgen sent
 #                  captured or not).
+#   wire-rxdrop, wire-l2fwd, wire-txpush  when the guest has the wire
+#                  (make bench boots with VM_WIRE=iommu): rxdrop, l2fwd and
+#                  txpush on two virtio-net NICs back to back, pktgen
+#                  sending out of ia on CPU 0, the program receiving (and
+#                  forwarding back out) on ib from CPU 1, where ib's
+#                  interrupts go; txpush sends out of ib. V2, V3, V4, V4+ZC,
+#                  AF_XDP in copy mode ("xdp-drv") and in zero-copy mode
+#                  ("xdp-zc"), 64 and 1500 bytes ("variant":"wire");
 # Each run's JSON line goes to OUT/runs.jsonl (a failed run: a line with
 # "failed" and its error); progress goes to stdout. A run that pktgen feeds
 # gets "pktgen_sent": what pktgen sent while the program ran, set-up and
@@ -118,21 +126,86 @@ fi
 # XDP hits BUG_ON(skb_shared()) in pskb_expand_head() on them (kernel BUG,
 # panic); veth's native path copies a shared skb first.
 modes="$modes xdp-drv"
-rows=${BENCH_ROWS:-rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro}
-if [ -n "${BENCH_MODES:-}" ]; then
-	modes=$BENCH_MODES
+# ---- the wire ----
+# make bench boots with the wire's iommu pair (scripts/vm.sh, VM_WIRE=iommu):
+# two virtio-net NICs that QEMU connects back to back through a hub, with
+# the DMA API (ACCESS_PLATFORM), so that AF_XDP zero-copy runs on them
+# too. The wire's rows: pktgen (CPU 0) sends out of ia, ib receives
+# (promiscuous, for QEMU's filter), the measured program runs on ib from
+# CPU 1 and ib's interrupts, hence its NAPIs, go to CPU 1 too: CPU 1's
+# instructions are the driver's receive path and the program, what
+# bench-report.py's wire table reports per packet. pktgen's source
+# address is one nobody has, so that what l2fwd sends back out of ib is
+# dropped by QEMU at ia (not promiscuous), as is what txpush sends.
+wire_find() {
+	local f
+	for f in /sys/class/net/*/address; do
+		[ "$(cat "$f")" = "$1" ] && { basename "$(dirname "$f")"; return 0; }
+	done
+	return 1
+}
+# wire_irqs DEV CPU: DEV's virtio interrupts (its queues' vectors) to CPU;
+# fails if it has none of its own.
+wire_irqs() {
+	local v n got=
+	v=$(basename "$(readlink -f "/sys/class/net/$1/device")")
+	for n in $(awk -v v="$v" '$NF ~ "^" v "-(input|output)" { sub(":", "", $1); print $1 }' /proc/interrupts); do
+		echo "$2" >"/proc/irq/$n/smp_affinity_list" || return 1
+		got=1
+	done
+	[ -n "$got" ]
+}
+wire=
+pin_w=/sys/fs/bpf/tp4bench_xsks_w
+rm -f "$pin_w"
+wa_dev=$(wire_find 52:54:00:74:70:10) && wb_dev=$(wire_find 52:54:00:74:70:11) && wire=1
+if [ -n "$wire" ]; then
+	for d in "$wa_dev:ia" "$wb_dev:ib"; do
+		ip link set "${d%:*}" down
+		[ "${d%:*}" = "${d#*:}" ] || ip link set "${d%:*}" name "${d#*:}"
+		echo 1 >"/proc/sys/net/ipv6/conf/${d#*:}/disable_ipv6"
+		ip link set "${d#*:}" up
+	done
+	ip link set ib promisc on
+	if ! wire_irqs ib 1 || ! wire_irqs ia 0; then
+		echo "bench: the wire's interrupts cannot be placed: no wire rows"
+		wire=
+	fi
+fi
+# The wire's modes: those of the veth rows, and AF_XDP zero-copy.
+wire_modes=
+if [ -n "$wire" ]; then
+	wire_modes="v2 v3 v4"
+	"$tpbench" -i ib --txpush -v 4 -z 0 -d 1 -q >/dev/null 2>&1 &&
+		wire_modes="$wire_modes v4zc"
+	wire_modes="$wire_modes xdp-drv xdp-zc"
 fi
 
-# pktgen_start SIZE / pktgen_stop: a flood from tp4b to tp4a, to a MAC
-# address nobody has and of an ethertype nobody handles: the stack drops
-# it at once, the taps and XDP see it.
+rows=${BENCH_ROWS:-rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro${wire:+ wire-rxdrop wire-l2fwd wire-txpush}}
+if [ -n "${BENCH_MODES:-}" ]; then
+	modes=$BENCH_MODES
+	w=
+	for m in $wire_modes; do
+		case " $BENCH_MODES " in *" $m "*) w="$w $m" ;; esac
+	done
+	wire_modes=${w# }
+fi
+
+# pktgen_start SIZE / pktgen_stop: a flood from $pg_dev (tp4b; the wire's
+# rows: ia) to tp4a (ib), UDP to a MAC address nobody has: the stack drops
+# it at once (PACKET_OTHERHOST), the taps and XDP see it. The wire's
+# rows also set its source address ($pg_src) to one nobody has, so that
+# what l2fwd sends back is dropped by QEMU before the guest's ia sees it.
+pg_dev=tp4b
+pg_src=
 pktgen_start() {
 	echo rem_device_all >$pg/kpktgend_0
-	echo "add_device tp4b" >$pg/kpktgend_0
-	echo "count 0" >$pg/tp4b
-	echo "pkt_size $1" >$pg/tp4b
-	echo "delay 0" >$pg/tp4b
-	echo "dst_mac 02:00:00:00:00:99" >$pg/tp4b
+	echo "add_device $pg_dev" >$pg/kpktgend_0
+	echo "count 0" >$pg/$pg_dev
+	echo "pkt_size $1" >$pg/$pg_dev
+	echo "delay 0" >$pg/$pg_dev
+	echo "dst_mac 02:00:00:00:00:99" >$pg/$pg_dev
+	[ -z "$pg_src" ] || echo "src_mac $pg_src" >$pg/$pg_dev
 	echo start >$pg/pgctrl &
 	pktgen=$!
 	pg_running=1
@@ -318,6 +391,46 @@ one() {
 	fi
 }
 
+# wire_one BENCH MODE SIZE: one run of a wire row (BENCH rxdrop, l2fwd or
+# txpush), the program on ib from CPU 1, pktgen sending out of ia.
+wire_one() {
+	local bench=$1 mode=$2 size=$3 variant=wire cmd label="wire-$1 $3 B $2"
+	if [ -z "$wire" ]; then
+		record "$label" say_failed "the guest has no wire (VM_WIRE=iommu)"
+		return
+	fi
+	case $mode in
+	v4zc) cmd=("$tpbench" -v 4 -z 0 "--$bench" -q) ;;
+	v*) cmd=("$tpbench" -v "${mode#v}" "--$bench" -q) ;;
+	xdp-drv) cmd=("$xskbench" "$bench" -m drv -Q) ;;
+	xdp-zc) cmd=("$xskbench" "$bench" -m drv -Z -Q) ;;
+	*) return ;;
+	esac
+	cmd+=(-i ib -s "$size" -d "$secs" -c 1)
+	if [ "$bench" = txpush ]; then
+		record "$label" "${cmd[@]}"
+		return
+	fi
+	# XDP on and off while no traffic flows (see one()).
+	if [ "${mode%-*}" = xdp ]; then
+		if ! "$xskbench" attach -i ib -m drv -M "$pin_w"; then
+			record "$label" say_failed "xskbench attach failed (see above)"
+			return
+		fi
+		cmd+=(-M "$pin_w")
+	fi
+	pg_dev=ia pg_src=02:00:00:00:00:98
+	pktgen_start "$size"
+	record "$label" "${cmd[@]}"
+	pktgen_stop
+	pg_dev=tp4b pg_src=
+	if [ "${mode%-*}" = xdp ] &&
+	   ! "$xskbench" detach -i ib -m drv -M "$pin_w"; then
+		echo "bench: XDP detach failed on ib: stopping"
+		exit 1
+	fi
+}
+
 # Zero-copy ping-pong: both ends ask for queue pair 0. AF_XDP: both ends
 # with veth's native XDP.
 pp_modes=
@@ -452,7 +565,7 @@ td_stats() {
 	echo "$out"
 }
 
-# pg_counters: pktgen's packets sent so far and errors on tp4b, in
+# pg_counters: pktgen's packets sent so far and errors on $pg_dev, in
 # $pg_sofar and $pg_errors (read without a fork, to time them closely).
 pg_counters() {
 	local k v e rest
@@ -463,7 +576,7 @@ pg_counters() {
 			[ "$e" = errors: ] && pg_errors=${rest%% *}
 			break
 		fi
-	done <$pg/tp4b
+	done <$pg/$pg_dev
 }
 
 # cap_mark N: the Nth point of a capture run's window: the time, pktgen's
@@ -662,6 +775,10 @@ for bench in $rows; do
 		total=$((total + 2 * $(echo "$gro_modes" | wc -w)))
 		continue
 	fi
+	case $bench in
+	wire-*) total=$((total + nsizes * $(echo $wire_modes | wc -w)))
+		continue ;;
+	esac
 	for mode in $modes; do
 		case $bench-$mode in
 		pingpong-*|rxdrop-poll-xdp-*|rxdrop-pcap-xdp-*|rxdrop-pcap-v2) ;;
@@ -674,7 +791,7 @@ case " $rows " in
 *" pingpong "*) total=$((total + 2 * ($(echo $pp_modes | wc -w) + 1))) ;;
 esac
 total=$((runs * total))
-echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes; rows: $rows${counting:+; counting instructions}"
+echo "bench: $runs rounds of $((total / runs)) runs of ${secs}s; modes: $modes; rows: $rows${wire:+; wire modes: $wire_modes}${counting:+; counting instructions}"
 
 # rotate N WORD...: the words, the first N mod their number moved last.
 rotate() {
@@ -686,7 +803,7 @@ rotate() {
 }
 
 all_modes=$modes all_pp_modes=$pp_modes all_xdp_modes=$xdp_modes
-all_cap_modes=$cap_modes all_gro_modes=$gro_modes
+all_cap_modes=$cap_modes all_gro_modes=$gro_modes all_wire_modes=$wire_modes
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
 	modes=$(rotate $((round - 1)) $all_modes)
@@ -694,6 +811,7 @@ for round in $(seq "$runs"); do
 	xdp_modes=$(rotate $((round - 1)) $all_xdp_modes)
 	cap_modes=$(rotate $((round - 1)) $all_cap_modes)
 	gro_modes=$(rotate $((round - 1)) $all_gro_modes)
+	wire_modes=$(rotate $((round - 1)) $all_wire_modes)
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
 		if [ "$bench" = gro ]; then
@@ -707,6 +825,13 @@ for round in $(seq "$runs"); do
 			continue
 		fi
 		for size in $sizes; do
+			case $bench in
+			wire-*)
+				for mode in $wire_modes; do
+					wire_one "${bench#wire-}" "$mode" "$size"
+				done
+				continue ;;
+			esac
 			if [ "$bench" = capture ]; then
 				for mode in $cap_modes; do
 					capture_one "$mode" "$size"

@@ -50,7 +50,8 @@ def splat_report(lines, limit=60):
             break
     else:
         return []
-    marks = [m for m in lines[:i] if 'guest-' in m and ': ' in m][-3:]
+    marks = [m for m in lines[:i]
+             if re.match(r'^(guest-[a-z]+|tp4_zc_hw): ', m)][-3:]
     out = []
     for l in lines[i:i + limit]:
         out.append(l)
@@ -190,6 +191,11 @@ def boot_results(dmesg_path, testdir, console_path, prefix=''):
         add('FAIL', 'kernel log', 'no kernel log from the guest')
     if console:
         add('FAIL', 'console: no splat', '; '.join(console[:5]))
+        if not found:
+            with open(console_path, errors='replace') as f:
+                klines = [STAMP.sub('', l.rstrip('\r\n')) for l in f
+                          if STAMP.match(l)]
+            REPORTS.append((prefix, console_path, splat_report(klines)))
     if found:
         add('FAIL', 'kernel log: no splat', '; '.join(found[:5]))
         REPORTS.append((prefix, dmesg_path, splat_report(dmesg)))
