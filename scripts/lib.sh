@@ -394,17 +394,9 @@ run_tests() {
 # missing DMA sync shows as wrong bytes or lost packets), that runs
 # scripts/guest-wire.sh: its results in $BUILD/vm/swiotlb (run_tests counts
 # them, named "swiotlb: ..."), its output in $BUILD/vm/swiotlb.log.
-# One TCG thread for both vCPUs (VM_TCG_THREAD=single): this boot checks
-# DMA syncs, not races (the test boot runs the same cases multi-threaded),
-# and it runs beside the counting plugin's boots on a loaded host, where
-# CI once saw a KASAN report that the kernel's code cannot give as such
-# (results/2026-11-29-s29-ci/: "wild-memory-access", an address without
-# shadow, for a lock that the next instruction writes, yet no fault
-# followed), as multi-threaded TCG's stale code gave the "int3" panics
-# (see README).
 wire_swiotlb() {
 	local out=$BUILD/vm/swiotlb
-	VM_TCG_THREAD=single VM_OUT=$out KIND=$1 VM_TIMEOUT=${WIRE_TIMEOUT:-1200} VM_WIRE=iommu VM_APPEND=swiotlb=force \
+	VM_OUT=$out KIND=$1 VM_TIMEOUT=${WIRE_TIMEOUT:-1200} VM_WIRE=iommu VM_APPEND=swiotlb=force \
 		"$TOP/scripts/vm.sh" "$TOP/scripts/guest-wire.sh $BUILD/selftests $out/tests" \
 		>"$BUILD/vm/swiotlb.log" 2>&1
 }
