@@ -536,19 +536,22 @@ def markdown(rows, meta, failed):
     return '\n'.join(out) + '\n'
 
 
+def stat(key):
+    """A cell of a count table: the median of a count per packet and its
+    spread over the rounds."""
+    def cell(c):
+        k = c.get('count', {}).get(key)
+        if not k:
+            return ''
+        return '%.0f (%.1f%%)' % (k['median'], 100 * k['spread'])
+    return cell
+
+
 def wire_tables(rows, cols):
     """The wire's rows: instructions per packet on CPU 1 (the receiving
     NIC's NAPIs and the program; for txpush the sender and its NIC's
     completions), on both vCPUs, their ratios to V3, and V4+ZC to AF_XDP
     zero-copy."""
-    def stat(key):
-        def cell(c):
-            k = c.get('count', {}).get(key)
-            if not k:
-                return ''
-            return '%.0f (%.1f%%)' % (k['median'], 100 * k['spread'])
-        return cell
-
     def to(ref, key):
         def cell(c, r):
             a = c.get('count', {}).get(key, {}).get('median')
@@ -625,14 +628,6 @@ def wire_tables(rows, cols):
 def count_tables(rows, cols, rcols):
     """The instruction counts: per packet, with their spread, and the
     ratios between modes computed from them."""
-    def stat(key):
-        def cell(c):
-            k = c.get('count', {}).get(key)
-            if not k:
-                return ''
-            return '%.0f (%.1f%%)' % (k['median'], 100 * k['spread'])
-        return cell
-
     def num(key, fmt='%.0f'):
         def cell(c):
             v = c.get('count', {}).get(key)
