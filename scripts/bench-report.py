@@ -72,6 +72,13 @@ ROWS = [  # row id, bench, pkt_size, inflight, poll[, tpbench --xdp[, variant]]
     # The copy modes with veth's NAPI (GRO) path on, as V4+ZC has it.
     ('rxdrop 64B GRO', 'rxdrop', 64, 0, False, '', 'gro'),
     ('l2fwd-64 ping-pong GRO', 'pingpong', 64, 64, False, '', 'gro'),
+    # The rings' wake-up flags (tpbench --wakeup): V4 and V4+ZC, against
+    # the same modes of the txpush and ping-pong rows without them.
+    ('txpush 64B wake-up', 'txpush', 64, 0, False, '', 'wakeup'),
+    ('txpush 1500B wake-up', 'txpush', 1500, 0, False, '', 'wakeup'),
+    ('l2fwd-1 ping-pong wake-up', 'pingpong', 64, 1, False, '', 'wakeup'),
+    ('l2fwd-64 ping-pong wake-up', 'pingpong', 64, 64, False, '',
+     'wakeup'),
     ('capture 64B', 'capture', 64, 0, False),
     ('capture 1500B', 'capture', 1500, 0, False),
     # The wire: two virtio-net NICs back to back (QEMU's hub), pktgen on
@@ -238,6 +245,11 @@ def summarize(runs):
                 drops = [r['drops'] for r in sel if 'drops' in r]
                 if drops:
                     cells[mode]['drops'] = statistics.median(drops)
+                # tpbench's kicks (sendto(), recvfrom()) per packet.
+                kicks = [r['kicks'] / r['packets'] for r in sel
+                         if 'kicks' in r and r['packets']]
+                if kicks:
+                    cells[mode]['kicks_pp'] = statistics.median(kicks)
             # For a --poll reader: how often it slept (tpbench's voluntary
             # context switches) per thousand packets received, and what it
             # cost its CPU (user and system time) per packet, microseconds.
@@ -468,6 +480,9 @@ def markdown(rows, meta, failed):
     if wired:
         out += wire_tables(wired, [c for c in rcols
                                    if c in columns(wired)])
+    woken = [r for r in rows if r['variant'] == 'wakeup']
+    if woken:
+        out += wakeup_table(rows, woken)
     bound = [(r['row'], dict(MODES).get(m, m), c['input_bound'])
              for r in rows for m, c in r['cells'].items()
              if c.get('input_bound')]
@@ -622,6 +637,57 @@ def wire_tables(rows, cols):
                                          c['count'].get('upp', {}).get(
                                              'median', 0))
                   if 'kpp' in c.get('count', {}) else '')
+    return out
+
+
+def wakeup_table(rows, woken):
+    """The wake-up flags: each V4 and V4+ZC cell with them beside the
+    same cell of the row without them (the same rounds)."""
+    out = ['', '## Wake-up flags (tpbench --wakeup)', '',
+           'With: the program kicks (sendto() after posting TX frames, '
+           'recvfrom() after posting RX frames) only when the ring\'s '
+           'wake-up flag asks for it; without: V4 kicks with sendto() at '
+           'every TX batch, none for RX. Rates, instructions per packet '
+           '(both vCPUs, kernel and user: median, spread) and kicks per '
+           'packet (median; ping-pong: the first end\'s); with / without: the ratio of the medians.',
+           '', '| benchmark | mode | pps without | pps with | with / '
+           'without | instr./packet without | with | with / without | '
+           'kicks/packet without | with |',
+           '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+
+    def instr(c):
+        k = c.get('count', {})
+        if 'kpp' not in k:
+            return None, ''
+        runs = [a + b for a, b in zip(
+            k['kpp']['runs'],
+            k.get('upp', {}).get('runs') or [0.0] * len(k['kpp']['runs']))]
+        m = statistics.median(runs)
+        return m, '%.0f (%.1f%%)' % (m, 100 * spread(runs))
+
+    for r in woken:
+        plain = next((p for p in rows if p['bench'] == r['bench'] and
+                      p['pkt_size'] == r['pkt_size'] and
+                      p['inflight'] == r['inflight'] and
+                      not p['poll'] and not p['xdp'] and
+                      not p['variant']), None)
+        for m in ('v4', 'v4zc'):
+            w = r['cells'].get(m)
+            if not w:
+                continue
+            p = (plain or {}).get('cells', {}).get(m, {})
+            pi, ps = instr(p) if p else (None, '')
+            wi, ws = instr(w)
+            out.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |'
+                       % (r['row'], dict(MODES)[m],
+                          kpps(p['median']) if p else '',
+                          kpps(w['median']),
+                          '%.2f' % (w['median'] / p['median'])
+                          if p and p['median'] else '',
+                          ps, ws, '%.2f' % (wi / pi) if pi and wi else '',
+                          '%.3f' % p['kicks_pp'] if 'kicks_pp' in p else '',
+                          '%.3f' % w['kicks_pp'] if 'kicks_pp' in w
+                          else ''))
     return out
 
 

@@ -56,6 +56,12 @@
 #                  running; then pktgen stops, tcpdump drains its ring and
 #                  SIGINT gives the totals (drops, all that pktgen sent
 #                  captured or not).
+#   wakeup         the rings' wake-up flags (tpbench --wakeup: a kick only
+#                  when the kernel asks for one): txpush at each size and
+#                  the l2fwd-1 and l2fwd-64 ping-pongs, V4 and V4+ZC
+#                  ("variant":"wakeup"), against the txpush and pingpong
+#                  rows' V4 and V4+ZC without the flags (the same rounds);
+#                  each run's JSON counts its kicks ("kicks");
 #   wire-rxdrop, wire-l2fwd, wire-txpush  when the guest has the wire
 #                  (make bench boots with VM_WIRE=iommu): rxdrop, l2fwd and
 #                  txpush on two virtio-net NICs back to back, pktgen
@@ -78,7 +84,8 @@
 #
 # BENCH_SECS (default 2) and BENCH_RUNS (default 5) set the length and
 # the repetitions; BENCH_ROWS
-# (default "rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro";
+# (default "rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro
+# wakeup";
 # "capture" runs only
 # when asked for, see below) and
 # BENCH_MODES (default: all of this kernel's) a part of the matrix (the
@@ -181,7 +188,7 @@ if [ -n "$wire" ]; then
 	wire_modes="$wire_modes xdp-drv xdp-zc"
 fi
 
-rows=${BENCH_ROWS:-rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro${wire:+ wire-rxdrop wire-l2fwd wire-txpush}}
+rows=${BENCH_ROWS:-rxdrop rxdrop-poll rxdrop-pcap txpush l2fwd pingpong xdp gro wakeup${wire:+ wire-rxdrop wire-l2fwd wire-txpush}}
 if [ -n "${BENCH_MODES:-}" ]; then
 	modes=$BENCH_MODES
 	w=
@@ -430,6 +437,30 @@ wire_one() {
 		exit 1
 	fi
 }
+
+# wakeup_row: the wake-up flags' cells of a round (see the head).
+wakeup_row() {
+	local variant=wakeup mode size n v
+	for mode in $wakeup_modes; do
+		v=(-v 4 --wakeup)
+		[ "$mode" = v4zc ] && v+=(-z 0)
+		for size in $sizes; do
+			record "txpush $size B $mode" "$tpbench" "${v[@]}" \
+				--txpush -q -i tp4a -s "$size" -d "$secs" -c 1
+		done
+		for n in 1 64; do
+			record "l2fwd-$n ping-pong $mode" "$tpbench" "${v[@]}" \
+				-i tp4a --pingpong "$n" --peer tp4b -c 0 -C 1 \
+				-d "$secs" -q
+		done
+	done
+}
+wakeup_modes=
+for m in v4 v4zc; do
+	case " $modes " in
+	*" $m "*) wakeup_modes="$wakeup_modes $m" ;;
+	esac
+done
 
 # Zero-copy ping-pong: both ends ask for queue pair 0. AF_XDP: both ends
 # with veth's native XDP.
@@ -775,6 +806,10 @@ for bench in $rows; do
 		total=$((total + 2 * $(echo "$gro_modes" | wc -w)))
 		continue
 	fi
+	if [ "$bench" = wakeup ]; then
+		total=$((total + (nsizes + 2) * $(echo $wakeup_modes | wc -w)))
+		continue
+	fi
 	case $bench in
 	wire-*) total=$((total + nsizes * $(echo $wire_modes | wc -w)))
 		continue ;;
@@ -804,6 +839,7 @@ rotate() {
 
 all_modes=$modes all_pp_modes=$pp_modes all_xdp_modes=$xdp_modes
 all_cap_modes=$cap_modes all_gro_modes=$gro_modes all_wire_modes=$wire_modes
+all_wakeup_modes=$wakeup_modes
 for round in $(seq "$runs"); do
 	echo "bench: round $round of $runs"
 	modes=$(rotate $((round - 1)) $all_modes)
@@ -812,10 +848,15 @@ for round in $(seq "$runs"); do
 	cap_modes=$(rotate $((round - 1)) $all_cap_modes)
 	gro_modes=$(rotate $((round - 1)) $all_gro_modes)
 	wire_modes=$(rotate $((round - 1)) $all_wire_modes)
+	wakeup_modes=$(rotate $((round - 1)) $all_wakeup_modes)
 	for bench in $rows; do
 		[ "$bench" = pingpong ] && continue
 		if [ "$bench" = gro ]; then
 			gro_row
+			continue
+		fi
+		if [ "$bench" = wakeup ]; then
+			wakeup_row
 			continue
 		fi
 		if [ "$bench" = xdp ]; then
